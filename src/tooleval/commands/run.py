@@ -1,0 +1,164 @@
+"""``tooleval run``: evaluate a model on a suite and print the table.
+
+With no flags it runs the full InfraNode suite on the embedded local model, offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from tooleval.runner import ResumeError, RunConfig, default_output, run_suite
+from tooleval.runner.records import ItemRecord
+from tooleval.suites import SUITE_NAMES
+
+LOCAL_MODEL = "smollm2-135m-instruct"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("run", help="evaluate a model on a suite (default: local model)")
+    p.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
+    p.add_argument("--backend", default="local", help="openai|gemini|anthropic|local|fake")
+    p.add_argument("--model", default=None, help="model name (local: a GGUF path or default)")
+    p.add_argument("--base-url", default=None, help="API base URL (overrides the preset's)")
+    p.add_argument("--preset", default=None, help="openai-compatible preset, e.g. hf, deepseek")
+    p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--rpm", type=float, default=None, help="max calls per minute, all workers")
+    p.add_argument("--resume", action="store_true", help="keep answered items, ask the rest")
+    p.add_argument("--fresh", action="store_true", help="start over; keep old journal as .bak")
+    p.add_argument("--stop-after-errors", type=int, default=None, metavar="N")
+    p.add_argument("--max-requests", type=int, default=None, metavar="N")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N tasks only")
+    p.add_argument("--repeats", type=int, default=1, metavar="K")
+    p.add_argument("--max-tokens", type=int, default=160)
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--reasoning", default=None, help="off|low|medium|high|<token budget>")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    p.add_argument("--script", type=Path, default=None, help="fake backend: replies JSONL")
+    p.add_argument("--output", type=Path, default=None, help="results file (results/<model>.json)")
+    p.set_defaults(func=run)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    for flag in ("concurrency", "repeats", "max_tokens"):
+        if getattr(args, flag) < 1:
+            raise SystemExit(f"tooleval run: --{flag.replace('_', '-')} must be at least 1")
+    model = args.model or (LOCAL_MODEL if args.backend in ("local", "fake") else None)
+    if model is None:
+        raise SystemExit(f"tooleval run: --model is required for --backend {args.backend}")
+    return RunConfig(
+        suite=args.suite,
+        backend=args.backend,
+        model=model,
+        base_url=args.base_url,
+        preset=args.preset,
+        mode=args.mode,
+        concurrency=args.concurrency,
+        rpm=args.rpm,
+        resume=args.resume,
+        fresh=args.fresh,
+        stop_after_errors=args.stop_after_errors,
+        max_requests=args.max_requests,
+        limit=args.limit,
+        repeats=args.repeats,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        seed=args.seed,
+        reasoning=args.reasoning,
+        timeout_s=args.timeout,
+        output=args.output or default_output(model),
+    )
+
+
+def build_provider_for(config: RunConfig, script: Path | None) -> Any:
+    from tooleval.providers.registry import build_provider
+
+    options: dict[str, Any] = {}
+    if config.backend == "fake" and script is not None:
+        options["script"] = script
+    model = config.model
+    if config.backend == "local" and model == LOCAL_MODEL:
+        model = ""
+    return build_provider(
+        config.backend,
+        model=model,
+        base_url=config.base_url,
+        preset=config.preset,
+        timeout_s=config.timeout_s,
+        **options,
+    )
+
+
+def results_table(document: dict[str, Any]) -> Table:
+    metrics = document["metrics"]
+    answered = document["metrics_answered"]
+    complete = document["complete"]
+    title = f"{document['config']['model']} ({document['setup']})"
+    table = Table(title=title if complete else f"{title} — INCOMPLETE")
+    table.add_column("metric")
+    table.add_column("all items", justify="right")
+    if not complete:
+        table.add_column("answered only", justify="right")
+    for name, value in metrics.items():
+        row = [name, fmt(value)]
+        if not complete:
+            row.append(fmt(answered.get(name)))
+        table.add_row(*row)
+    return table
+
+
+def fmt(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True, highlight=False)
+    config = config_from_args(args)
+    provider = build_provider_for(config, args.script)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("errors {task.fields[errors]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task(f"{config.model}", total=None, errors=0)
+        errors = 0
+
+        def on_plan(total: int, done: int) -> None:
+            progress.update(bar, total=total, completed=done)
+
+        def on_record(record: ItemRecord) -> None:
+            nonlocal errors
+            errors += record.error_class is not None
+            progress.update(bar, advance=1, errors=errors)
+
+        try:
+            document = run_suite(config, provider, on_record=on_record, on_plan=on_plan)
+        except ResumeError as exc:
+            console.print(f"[red]tooleval run:[/] {exc}")
+            return 2
+        except KeyboardInterrupt:
+            console.print(
+                f"\n[yellow]interrupted[/]: answers so far are in the journal; continue with "
+                f"the same command plus --resume (results: {config.output})"
+            )
+            return 130
+    Console(highlight=False).print(results_table(document))
+    counts = document["counts"]
+    console.print(
+        f"answered {counts['answered']}/{counts['planned']}, provider errors {counts['errors']}"
+        f" {document['errors_by_class'] or ''}; results: {config.output}"
+    )
+    if document["stop_reason"]:
+        console.print(f"[yellow]stopped early[/]: {document['stop_reason']}")
+    return 0 if document["complete"] else 3
+

@@ -1,0 +1,132 @@
+"""Records of a run: its configuration and one record per answered (or failed) item."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tooleval.records import ItemScore, NativeToolCall, ParseResult, ToolCall, Usage
+
+Mode = Literal["prompt", "native"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run. Never holds a key: keys come from the environment."""
+
+    suite: str = "infranode"
+    backend: str = "local"
+    model: str = "smollm2-135m-instruct"
+    base_url: str | None = None
+    preset: str | None = None
+    mode: Mode = "prompt"
+    concurrency: int = 4
+    rpm: float | None = None
+    resume: bool = False
+    fresh: bool = False
+    stop_after_errors: int | None = None
+    max_requests: int | None = None
+    limit: int | None = None
+    repeats: int = 1
+    max_tokens: int = 160
+    temperature: float = 0.0
+    seed: int | None = None
+    reasoning: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    output: Path | None = None
+
+    def setup_label(self) -> str:
+        """The seed's "Setup" column: what differs from the task's defaults."""
+        parts = [self.mode]
+        if self.max_tokens != 160:
+            parts.append(f"{self.max_tokens} tok")
+        if self.reasoning is not None:
+            parts.append(f"reasoning={self.reasoning}")
+        if self.repeats > 1:
+            parts.append(f"x{self.repeats}")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["output"] = str(self.output) if self.output else None
+        return data
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One item's outcome. ``error_class`` set means a provider failure: not scored."""
+
+    task_id: str
+    category: str
+    repeat: int
+    raw_output: str | None
+    native_calls: tuple[NativeToolCall, ...] = ()
+    parsed: ParseResult | None = None
+    score: ItemScore | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+    latency_s: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    attempts: int = 1
+    finish_reason: str | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.repeat)
+
+    @property
+    def answered(self) -> bool:
+        return self.error_class is None and self.score is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "category": self.category,
+            "repeat": self.repeat,
+            "raw_output": self.raw_output,
+            "native_calls": [asdict(c) for c in self.native_calls],
+            "parsed": parse_result_to_json(self.parsed) if self.parsed else None,
+            "score": asdict(self.score) if self.score else None,
+            "error_class": self.error_class,
+            "error_message": self.error_message,
+            "latency_s": round(self.latency_s, 4),
+            "usage": asdict(self.usage),
+            "attempts": self.attempts,
+            "finish_reason": self.finish_reason,
+        }
+
+
+def parse_result_to_json(result: ParseResult) -> dict[str, Any]:
+    return {
+        "calls": [c.to_json() for c in result.calls],
+        "reason": result.reason,
+        "extractor": result.extractor,
+    }
+
+
+def parse_result_from_json(data: dict[str, Any]) -> ParseResult:
+    calls = tuple(ToolCall(c["name"], c["arguments"]) for c in data.get("calls", []))
+    return ParseResult(calls, data.get("reason"), data.get("extractor"))
+
+
+def item_from_json(data: dict[str, Any]) -> ItemRecord:
+    """Inverse of ``ItemRecord.to_json``; raises KeyError/TypeError on a malformed record."""
+    parsed = data.get("parsed")
+    score = data.get("score")
+    return ItemRecord(
+        task_id=data["task_id"],
+        category=data["category"],
+        repeat=int(data["repeat"]),
+        raw_output=data.get("raw_output"),
+        native_calls=tuple(NativeToolCall(**c) for c in data.get("native_calls") or []),
+        parsed=parse_result_from_json(parsed) if parsed else None,
+        score=ItemScore(**score) if score else None,
+        error_class=data.get("error_class"),
+        error_message=data.get("error_message"),
+        latency_s=float(data.get("latency_s") or 0.0),
+        usage=Usage(**(data.get("usage") or {})),
+        attempts=int(data.get("attempts") or 1),
+        finish_reason=data.get("finish_reason"),
+    )

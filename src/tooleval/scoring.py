@@ -1,0 +1,76 @@
+"""Pure scorers for the first tool call: one source of truth for every way of running a suite.
+
+Rules (documented in the InfraNode suite README):
+- ``parsed``: the output contained a readable tool call.
+- ``tool_match``: the first call names the gold tool.
+- ``args_match``: the first call's arguments equal the gold arguments, independent of the tool.
+- ``call_match``: both.
+Argument comparison: strings are compared exactly after trimming surrounding whitespace;
+lists named in ``UNORDERED_ARGUMENTS`` compare as sets (city order in ``compare`` is
+irrelevant); ``True``/``False`` never equal numbers; an argument that the gold omits matches
+only if the task lists ``None`` (absent) or the given value among its alternatives.
+Slugs must be canonical: a call with "München" is executable but not a match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tooleval.records import ItemScore, ParseResult, Task, ToolCall
+
+UNORDERED_ARGUMENTS = frozenset({"cities"})
+ABSENT = None  # marker in Task.alternatives: the argument may be left out
+
+
+def normalise_value(name: str, value: Any) -> Any:
+    """A comparable form of one argument value."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, list):
+        items = [normalise_value(name, item) for item in value]
+        if name in UNORDERED_ARGUMENTS:
+            return ("unordered", sorted(map(repr, items)))
+        return ("list", items)
+    if isinstance(value, dict):
+        return ("dict", sorted((k, repr(normalise_value(k, v))) for k, v in value.items()))
+    return value
+
+
+def _value_matches(name: str, value: Any, accepted: tuple[Any, ...]) -> bool:
+    got = normalise_value(name, value)
+    return any(
+        candidate is not ABSENT and normalise_value(name, candidate) == got
+        for candidate in accepted
+    )
+
+
+def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
+    """Whether ``arguments`` equal the gold arguments, honouring the task's alternatives."""
+    gold = task.gold.arguments
+    for name in set(gold) | set(arguments) | set(task.alternatives):
+        accepted = ((gold[name],) if name in gold else (ABSENT,)) + task.alternatives.get(
+            name, ()
+        )
+        if name not in arguments:
+            if ABSENT not in accepted:
+                return False
+        elif not _value_matches(name, arguments[name], accepted):
+            return False
+    return True
+
+
+def score_call(task: Task, call: ToolCall | None) -> ItemScore:
+    """Score one call (or no call) against the task's gold call."""
+    if call is None:
+        return ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+    tool = int(call.name.strip() == task.gold.name)
+    args = int(arguments_match(task, call.arguments))
+    return ItemScore(parsed=1, tool_match=tool, args_match=args, call_match=tool * args)
+
+
+def score_parse(task: Task, parsed: ParseResult) -> ItemScore:
+    """Score the first call of a parse result; later calls are ignored by design."""
+    return score_call(task, parsed.first)
