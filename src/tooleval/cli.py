@@ -8,7 +8,13 @@ import sys
 from collections.abc import Sequence
 
 # Each module in tooleval.commands exposes register(subparsers) and sets a ``func`` default.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "run",
+    "selftest",
+    "generate",
+    "serve",
+    "parse",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

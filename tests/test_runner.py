@@ -1,0 +1,202 @@
+"""The direct runner with a scripted in-process provider: results, errors, resume, repeats."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.records import GenerationRequest, GenerationResponse, Task, ToolCall, ToolSpec
+from tooleval.runner import ResumeError, RunConfig, run_suite
+from tooleval.runner.journal import journal_path, read_journal
+from tooleval.runner.pacing import RateLimiter, backoff_delay
+from tooleval.suites import Suite
+
+TOOLS = (
+    ToolSpec("weather", "Wetter", {"type": "object", "properties": {"slug": {"type": "string"}}}),
+    ToolSpec("air_quality", "Luft", {"type": "object", "properties": {"slug": {"type": "string"}}}),
+)
+CITIES = ("berlin", "koeln", "bonn", "kiel", "ulm", "jena")
+
+
+def make_suite() -> Suite:
+    tasks = tuple(
+        Task(f"t-{i}", "a" if i % 2 else "b", f"Wetter in {slug}?", ToolCall("weather", {"slug": slug}), "1")
+        for i, slug in enumerate(CITIES)
+    )
+    return Suite("mini", "1", TOOLS, tasks, ("a", "b"))
+
+
+Reply = Callable[[str, int], GenerationResponse]
+
+
+class ScriptedProvider:
+    """Answers by question: a reply function of (question, call number) or an error."""
+
+    name = "scripted"
+
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+        self.calls: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def generate(self, request: GenerationRequest) -> GenerationResponse:
+        question = request.messages[-1].content or ""
+        with self.lock:
+            self.calls[question] = self.calls.get(question, 0) + 1
+            number = self.calls[question]
+        return self.reply(question, number)
+
+
+def gold_reply(question: str, _: int) -> GenerationResponse:
+    slug = question.split(" ")[-1].rstrip("?")
+    return GenerationResponse(json.dumps({"name": "weather", "arguments": {"slug": slug}}))
+
+
+def config(tmp_path: Path, **overrides: object) -> RunConfig:
+    values: dict[str, object] = {"model": "m", "output": tmp_path / "m.json", "concurrency": 3}
+    values.update(overrides)
+    return RunConfig(**values)  # type: ignore[arg-type]
+
+
+def test_complete_run_writes_results_and_journal(tmp_path: Path) -> None:
+    doc = run_suite(config(tmp_path), ScriptedProvider(gold_reply), suite=make_suite())
+    assert doc["complete"] is True
+    assert doc["metrics"]["call_match"] == 1.0
+    assert doc["metrics"] == doc["metrics_answered"]
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert [i["task_id"] for i in written["items"]] == [f"t-{i}" for i in range(6)]
+    header, records = read_journal(journal_path(tmp_path / "m.json"))
+    assert header["suite"] == "mini" and len(records) == 6
+
+
+def failing_on(bad: set[str], error: ErrorClass) -> Reply:
+    def reply(question: str, number: int) -> GenerationResponse:
+        if any(city in question for city in bad):
+            raise ProviderError(error, f"{error} for {question}")
+        return gold_reply(question, number)
+
+    return reply
+
+
+def test_provider_errors_are_counted_not_scored(tmp_path: Path) -> None:
+    provider = ScriptedProvider(failing_on({"kiel"}, ErrorClass.QUOTA_EXHAUSTED))
+    doc = run_suite(config(tmp_path), provider, suite=make_suite())
+    assert doc["complete"] is False
+    assert doc["errors_by_class"] == {"quota_exhausted": 1}
+    assert doc["metrics_answered"]["call_match"] == 1.0
+    assert doc["metrics"]["call_match"] == pytest.approx(5 / 6)
+    assert provider.calls["Wetter in kiel?"] == 1  # quota errors are not retried
+
+
+def test_retryable_errors_are_retried_with_retry_after(tmp_path: Path) -> None:
+    def reply(question: str, number: int) -> GenerationResponse:
+        if "ulm" in question and number < 3:
+            raise ProviderError(ErrorClass.RATE_LIMITED, "slow down", status=429, retry_after=0.01)
+        return gold_reply(question, number)
+
+    provider = ScriptedProvider(reply)
+    doc = run_suite(config(tmp_path), provider, suite=make_suite())
+    assert doc["complete"] is True
+    ulm = next(i for i in doc["items"] if i["task_id"] == "t-4")
+    assert ulm["attempts"] == 3
+
+
+def test_stop_after_errors_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    suite = make_suite()
+    reference = run_suite(
+        config(tmp_path / "ref", concurrency=1), ScriptedProvider(gold_reply), suite=suite
+    )
+    broken = ScriptedProvider(failing_on({"bonn", "kiel", "ulm"}, ErrorClass.SERVER_ERROR))
+    cfg = config(tmp_path, concurrency=1, stop_after_errors=2, max_retries=0)
+    first = run_suite(cfg, broken, suite=suite)
+    assert first["complete"] is False and first["stop_reason"].startswith("stop_after_errors")
+    resumed = run_suite(config(tmp_path, concurrency=1, resume=True), ScriptedProvider(gold_reply), suite=suite)
+    assert resumed["complete"] is True
+    strip = ("latency_s",)
+    items = [{k: v for k, v in i.items() if k not in strip} for i in resumed["items"]]
+    expected = [{k: v for k, v in i.items() if k not in strip} for i in reference["items"]]
+    assert items == expected
+    assert resumed["metrics"] == reference["metrics"]
+
+
+def test_existing_journal_without_resume_is_refused(tmp_path: Path) -> None:
+    run_suite(config(tmp_path, limit=2), ScriptedProvider(gold_reply), suite=make_suite())
+    with pytest.raises(ResumeError, match="--resume"):
+        run_suite(config(tmp_path, limit=2), ScriptedProvider(gold_reply), suite=make_suite())
+
+
+def test_torn_journal_tail_is_ignored_on_resume(tmp_path: Path) -> None:
+    suite = make_suite()
+    run_suite(config(tmp_path), ScriptedProvider(gold_reply), suite=suite)
+    jpath = journal_path(tmp_path / "m.json")
+    lines = jpath.read_text().splitlines(keepends=True)
+    jpath.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
+    provider = ScriptedProvider(gold_reply)
+    doc = run_suite(config(tmp_path, resume=True), provider, suite=suite)
+    assert doc["complete"] is True
+    assert sum(provider.calls.values()) == 3  # items 4..6 re-asked, first three kept
+
+
+def test_max_requests_stops_cleanly(tmp_path: Path) -> None:
+    doc = run_suite(
+        config(tmp_path, concurrency=1, max_requests=4), ScriptedProvider(gold_reply), suite=make_suite()
+    )
+    assert doc["counts"]["answered"] == 4 and doc["complete"] is False
+    assert doc["stop_reason"].startswith("max_requests")
+
+
+def test_repeats_keep_items_and_report_pass_hat_k(tmp_path: Path) -> None:
+    def flaky(question: str, number: int) -> GenerationResponse:
+        if "berlin" in question and number == 2:
+            return GenerationResponse("Keine Ahnung.")
+        return gold_reply(question, number)
+
+    doc = run_suite(config(tmp_path, repeats=2, concurrency=1), ScriptedProvider(flaky), suite=make_suite())
+    assert len(doc["items"]) == 12
+    assert doc["metrics"]["call_match"] == pytest.approx(11 / 12)
+    assert doc["pass_hat_k"] == {"k": 2, "value": pytest.approx(5 / 6)}
+
+
+def test_output_cut_inside_reasoning_is_classified_not_scored(tmp_path: Path) -> None:
+    def thinking(question: str, number: int) -> GenerationResponse:
+        return GenerationResponse("<think>Hmm, welche Stadt", finish_reason="length")
+
+    doc = run_suite(config(tmp_path, limit=2), ScriptedProvider(thinking), suite=make_suite())
+    assert doc["errors_by_class"] == {"reasoning_truncated": 2}
+    assert doc["metrics_answered"]["call_match"] is None
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_rate_limiter_never_exceeds_rpm_in_any_window() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(30, clock=clock.time, sleep=clock.sleep)
+    stamps = []
+    for _ in range(100):
+        limiter.acquire()
+        stamps.append(clock.now)
+    for i, start in enumerate(stamps):
+        in_window = [s for s in stamps[i:] if s < start + 60.0]
+        assert len(in_window) <= 30
+    assert stamps[-1] == pytest.approx(99 * 2.0)  # evenly spread at 60/rpm
+
+
+def test_backoff_prefers_retry_after_and_grows_otherwise() -> None:
+    assert backoff_delay(1, 7.0) == 7.0
+    delays = [backoff_delay(n, None, base=1.0, cap=60.0) for n in (1, 2, 3, 4)]
+    assert 0.5 <= delays[0] <= 1.0 and 4.0 <= delays[3] <= 8.0
+    assert backoff_delay(20, None, cap=10.0) <= 10.0
