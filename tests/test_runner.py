@@ -25,7 +25,13 @@ CITIES = ("berlin", "koeln", "bonn", "kiel", "ulm", "jena")
 
 def make_suite() -> Suite:
     tasks = tuple(
-        Task(f"t-{i}", "a" if i % 2 else "b", f"Wetter in {slug}?", ToolCall("weather", {"slug": slug}), "1")
+        Task(
+            f"t-{i}",
+            "a" if i % 2 else "b",
+            f"Wetter in {slug}?",
+            ToolCall("weather", {"slug": slug}),
+            "1",
+        )
         for i, slug in enumerate(CITIES)
     )
     return Suite("mini", "1", TOOLS, tasks, ("a", "b"))
@@ -115,7 +121,9 @@ def test_stop_after_errors_then_resume_equals_uninterrupted(tmp_path: Path) -> N
     cfg = config(tmp_path, concurrency=1, stop_after_errors=2, max_retries=0)
     first = run_suite(cfg, broken, suite=suite)
     assert first["complete"] is False and first["stop_reason"].startswith("stop_after_errors")
-    resumed = run_suite(config(tmp_path, concurrency=1, resume=True), ScriptedProvider(gold_reply), suite=suite)
+    resumed = run_suite(
+        config(tmp_path, concurrency=1, resume=True), ScriptedProvider(gold_reply), suite=suite
+    )
     assert resumed["complete"] is True
     strip = ("latency_s",)
     items = [{k: v for k, v in i.items() if k not in strip} for i in resumed["items"]]
@@ -144,7 +152,9 @@ def test_torn_journal_tail_is_ignored_on_resume(tmp_path: Path) -> None:
 
 def test_max_requests_stops_cleanly(tmp_path: Path) -> None:
     doc = run_suite(
-        config(tmp_path, concurrency=1, max_requests=4), ScriptedProvider(gold_reply), suite=make_suite()
+        config(tmp_path, concurrency=1, max_requests=4),
+        ScriptedProvider(gold_reply),
+        suite=make_suite(),
     )
     assert doc["counts"]["answered"] == 4 and doc["complete"] is False
     assert doc["stop_reason"].startswith("max_requests")
@@ -156,7 +166,9 @@ def test_repeats_keep_items_and_report_pass_hat_k(tmp_path: Path) -> None:
             return GenerationResponse("Keine Ahnung.")
         return gold_reply(question, number)
 
-    doc = run_suite(config(tmp_path, repeats=2, concurrency=1), ScriptedProvider(flaky), suite=make_suite())
+    doc = run_suite(
+        config(tmp_path, repeats=2, concurrency=1), ScriptedProvider(flaky), suite=make_suite()
+    )
     assert len(doc["items"]) == 12
     assert doc["metrics"]["call_match"] == pytest.approx(11 / 12)
     assert doc["pass_hat_k"] == {"k": 2, "value": pytest.approx(5 / 6)}

@@ -51,9 +51,7 @@ def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
     """Whether ``arguments`` equal the gold arguments, honouring the task's alternatives."""
     gold = task.gold.arguments
     for name in set(gold) | set(arguments) | set(task.alternatives):
-        accepted = ((gold[name],) if name in gold else (ABSENT,)) + task.alternatives.get(
-            name, ()
-        )
+        accepted = ((gold[name],) if name in gold else (ABSENT,)) + task.alternatives.get(name, ())
         if name not in arguments:
             if ABSENT not in accepted:
                 return False

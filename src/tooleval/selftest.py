@@ -89,8 +89,14 @@ def check_wrong_calls(suite: Suite) -> Iterator[Check]:
 PARSER_CASES: tuple[tuple[str, dict[str, Any] | None], ...] = (
     ('{"name": "weather", "arguments": {"slug": "koeln"}}', {"slug": "koeln"}),
     ('```json\n{"name": "weather", "parameters": {"slug": "koeln"}}\n```', {"slug": "koeln"}),
-    ('Gern! {"name": "weather", "arguments": "{\\"slug\\": \\"koeln\\"}"} Fertig.', {"slug": "koeln"}),
-    ('<tool_call>{"name": "weather", "arguments": {"slug": "koeln"}}</tool_call>', {"slug": "koeln"}),
+    (
+        'Gern! {"name": "weather", "arguments": "{\\"slug\\": \\"koeln\\"}"} Fertig.',
+        {"slug": "koeln"},
+    ),
+    (
+        '<tool_call>{"name": "weather", "arguments": {"slug": "koeln"}}</tool_call>',
+        {"slug": "koeln"},
+    ),
     ("Das Wetter in Köln ist schön.", None),
     ('{"name": "weather", "arguments": {"slug": ', None),
 )

@@ -161,4 +161,3 @@ def run(args: argparse.Namespace) -> int:
     if document["stop_reason"]:
         console.print(f"[yellow]stopped early[/]: {document['stop_reason']}")
     return 0 if document["complete"] else 3
-

@@ -12,7 +12,13 @@ from typing import Any
 from tooleval.providers.base import Provider
 from tooleval.records import Task
 from tooleval.runner.execute import Executor
-from tooleval.runner.journal import Journal, JournalError, journal_path, read_journal, trim_torn_tail
+from tooleval.runner.journal import (
+    Journal,
+    JournalError,
+    journal_path,
+    read_journal,
+    trim_torn_tail,
+)
 from tooleval.runner.records import ItemRecord, RunConfig, item_from_json
 from tooleval.runner.results import build_results, load_results, now_iso, write_results
 from tooleval.suites import Suite, load_suite

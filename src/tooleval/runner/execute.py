@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tooleval.providers.base import BatchProvider, ProviderError, Provider
+from tooleval.providers.base import BatchProvider, Provider, ProviderError
 from tooleval.records import GenerationRequest, Task, ToolSpec
 from tooleval.runner.item import build_request, record_from_error, record_from_response
 from tooleval.runner.pacing import RateLimiter, backoff_delay
@@ -122,7 +122,9 @@ class Executor:
             work.put(item)
         for _ in range(workers):
             work.put(None)
-        threads = [threading.Thread(target=self._worker, args=(work,), daemon=True) for _ in range(workers)]
+        threads = [
+            threading.Thread(target=self._worker, args=(work,), daemon=True) for _ in range(workers)
+        ]
         for thread in threads:
             thread.start()
         try:

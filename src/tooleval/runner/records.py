@@ -39,7 +39,7 @@ class RunConfig:
 
     def setup_label(self) -> str:
         """The seed's "Setup" column: what differs from the task's defaults."""
-        parts = [self.mode]
+        parts: list[str] = [self.mode]
         if self.max_tokens != 160:
             parts.append(f"{self.max_tokens} tok")
         if self.reasoning is not None:

@@ -87,13 +87,14 @@ def build_results(
         "counts": {"planned": len(planned), "answered": answered, "errors": sum(errors.values())},
         "errors_by_class": dict(sorted(errors.items())),
         "metrics": compute_metrics(tasks, records, config.repeats, suite.categories, False),
-        "metrics_answered": compute_metrics(
-            tasks, records, config.repeats, suite.categories, True
-        ),
+        "metrics_answered": compute_metrics(tasks, records, config.repeats, suite.categories, True),
         "items": [records[key].to_json() for key in planned if key in records],
     }
     if config.repeats > 1:
-        document["pass_hat_k"] = {"k": config.repeats, "value": pass_hat_k(tasks, records, config.repeats)}
+        document["pass_hat_k"] = {
+            "k": config.repeats,
+            "value": pass_hat_k(tasks, records, config.repeats),
+        }
     return document
 
 

@@ -73,9 +73,16 @@ def short_name(city: City, all_names: Sequence[str]) -> str:
     return city.name
 
 
-def body_status(body: Mapping[str, Any]) -> str | None:
+def body_status(body: Mapping[str, Any]) -> str:
+    """The answer's source status; for compare, ``ok`` only if every city answered ``ok``."""
     meta = body.get("meta")
-    return meta.get("source_status") if isinstance(meta, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("source_status"), str):
+        return str(meta["source_status"])
+    rows = body.get("data")
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+        statuses = [r.get("source_status", "ok") for r in rows]
+        return next((s for s in statuses if s != "ok"), "ok")
+    return "ok"
 
 
 class Generator:
@@ -127,7 +134,7 @@ class Generator:
     def _verify(self, candidate: Candidate) -> dict[str, Any] | None:
         gold = candidate.gold
         response = execute_tool(self.transport, gold.name, gold.arguments)
-        status = body_status(response.body) or ("ok" if response.status == 200 else None)
+        status = body_status(response.body)
         if response.status != 200 or status != candidate.expect_status:
             return None
         if gold.name == "stations" and not self._alternatives_answer(candidate):
@@ -163,8 +170,10 @@ class Generator:
         return cities
 
     def _routing_broad(self, rng: random.Random) -> Iterator[Candidate]:
-        for city, template in zip(self._plain_cities(rng), cycle(phrasing.OVERVIEW, rng)):
-            yield Candidate(template.format(city=city.name), call("get_city_overview", city))
+        cities, templates = self._plain_cities(rng), cycle(phrasing.OVERVIEW, rng)
+        for city in cities:
+            question = next(templates).format(city=city.name)
+            yield Candidate(question, call("get_city_overview", city))
 
     def _routing_named(self, rng: random.Random) -> Iterator[Candidate]:
         weather, air = cycle(phrasing.WEATHER, rng), cycle(phrasing.AIR, rng)
@@ -233,22 +242,25 @@ class Generator:
     def _two_step(self, rng: random.Random) -> Iterator[Candidate]:
         cities = list(self.cities)
         rng.shuffle(cities)
+        per_city = [(city, self._off_board_stations(city, rng)) for city in cities]
         departures, arrivals = cycle(phrasing.DEPARTURES, rng), cycle(phrasing.ARRIVALS, rng)
-        for index, city in enumerate(cities):
-            station = self._off_board_station(city, rng)
-            if station is None:
-                continue
-            templates = arrivals if index % 3 == 2 else departures
-            question = next(templates).format(station=station["name"])
-            yield Candidate(
-                question,
-                ToolCall("stations", {"slug": city.slug}),
-                alternatives={"q": station_queries(station["name"], city.name)},
-                target_station={"eva": station["eva"], "name": station["name"]},
-            )
+        index = 0
+        for round_ in range(max((len(s) for _, s in per_city), default=0)):
+            for city, stations in per_city:
+                if round_ >= len(stations):
+                    continue
+                station = stations[round_]
+                templates = arrivals if index % 3 == 2 else departures
+                index += 1
+                yield Candidate(
+                    next(templates).format(station=station["name"]),
+                    ToolCall("stations", {"slug": city.slug}),
+                    alternatives={"q": station_queries(station["name"], city.name)},
+                    target_station={"eva": station["eva"], "name": station["name"]},
+                )
 
-    def _off_board_station(self, city: City, rng: random.Random) -> dict[str, Any] | None:
-        """A named station of the city that its main-station board does not cover."""
+    def _off_board_stations(self, city: City, rng: random.Random) -> list[dict[str, Any]]:
+        """Named stations of the city that its main-station board does not cover (shuffled)."""
         listing = execute_tool(self.transport, "stations", {"slug": city.slug})
         board = execute_tool(
             self.transport, "get_city_data", {"slug": city.slug, "resource": "station-departures"}
@@ -257,11 +269,14 @@ class Generator:
         choices = [
             s
             for s in station_rows(listing.body)
-            if s.get("name") and s.get("eva") and s["name"] not in on_board
+            if s.get("name")
+            and s.get("eva")
+            and s["name"] not in on_board
             and s["name"].startswith(city.name)
             and s["name"] != city.name
         ]
-        return rng.choice(choices) if choices else None
+        rng.shuffle(choices)
+        return choices
 
 
 def call(tool: str, city: City, resource: str | None = None) -> ToolCall:

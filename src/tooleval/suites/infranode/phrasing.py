@@ -94,7 +94,9 @@ RESOURCE_PHRASES: dict[str, tuple[str, ...]] = {
     "construction": ("Wie viele Baugenehmigungen wurden in {city} erteilt?",),
     "accidents": ("Wie viele Verkehrsunfälle gab es in {city}?",),
     "crime-stats": ("Wie hoch ist die Kriminalität in {city}?",),
-    "vehicle-registrations": ("Wie viele Autos sind in {city} zugelassen, wie viele davon elektrisch?",),
+    "vehicle-registrations": (
+        "Wie viele Autos sind in {city} zugelassen, wie viele davon elektrisch?",
+    ),
     "election": ("Wie hat {city} bei der letzten Wahl abgestimmt?",),
     "holidays": ("Wann sind in {city} die nächsten Feiertage und Schulferien?",),
     "energy": ("Welche Energieanlagen gibt es in {city}, also Windräder, PV und so?",),
@@ -158,8 +160,14 @@ POI_PHRASES: dict[str, tuple[str, ...]] = {
 
 # compare resource -> phrasings with {cities} (an enumeration "A, B und C").
 COMPARE_PHRASES: dict[str, tuple[str, ...]] = {
-    "weather": ("Vergleiche das aktuelle Wetter in {cities}.", "Wo ist es gerade wärmer: {cities}?"),
-    "air": ("Wo ist die Luft gerade besser: {cities}?", "Vergleiche die Luftqualität von {cities}."),
+    "weather": (
+        "Vergleiche das aktuelle Wetter in {cities}.",
+        "Wo ist es gerade wärmer: {cities}?",
+    ),
+    "air": (
+        "Wo ist die Luft gerade besser: {cities}?",
+        "Vergleiche die Luftqualität von {cities}.",
+    ),
     "unemployment": ("Wie unterscheiden sich {cities} bei der Arbeitslosigkeit?",),
     "tourism": ("Vergleiche die Übernachtungszahlen im Tourismus von {cities}.",),
     "demographics": ("Stell die Bevölkerungsstruktur von {cities} gegenüber.",),

@@ -1,0 +1,24 @@
+"""``tooleval serve``: run the offline InfraNode API replica over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+
+from tooleval.suites.infranode.api.server import serve
+
+
+def run(args: argparse.Namespace) -> int:
+    serve(host=args.host, port=args.port)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the offline InfraNode API replica",
+        description="Serve the offline InfraNode API replica (contract and coverage of "
+        "2026-07-22, deterministic values) over HTTP until interrupted.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8787, help="TCP port (default 8787; 0 = any)")
+    parser.set_defaults(func=run)

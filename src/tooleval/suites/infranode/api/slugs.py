@@ -1,0 +1,84 @@
+"""Tolerant city-slug resolution as documented in the 2026-07-22 contract.
+
+A name resolves when, after folding, it equals a canonical slug, a register name (with
+umlauts as ae/oe/ue or as plain vowels), or a listed exonym/short form. Fuzzy matches never
+resolve; they only feed the "Meintest du ...?" hint of the 404.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+from functools import cache
+
+from tooleval.suites.infranode.api.facts import aliases, cities
+
+_UMLAUT_E = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+_UMLAUT_PLAIN = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
+_SEPARATORS = re.compile(r"[\s_/.,()\[\]'’-]+")
+
+
+def _ascii(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if ch.isascii() and not unicodedata.combining(ch))
+
+
+def _hyphenate(text: str) -> str:
+    return _SEPARATORS.sub("-", text).strip("-")
+
+
+def fold_variants(name: str) -> tuple[str, ...]:
+    """The lookup keys of a name: umlauts as ae/oe/ue and as plain vowels, hyphenated ASCII."""
+    base = unicodedata.normalize("NFC", name.strip()).casefold()
+    keys = (
+        _hyphenate(_ascii(base.translate(_UMLAUT_E))),
+        _hyphenate(_ascii(base.translate(_UMLAUT_PLAIN))),
+    )
+    return tuple(dict.fromkeys(key for key in keys if key))
+
+
+@cache
+def _alias_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for city in cities():
+        for source in (city.slug, city.name_de):
+            for key in fold_variants(source):
+                table.setdefault(key, city.slug)
+    for alias in aliases():
+        for key in fold_variants(alias.alias):
+            table.setdefault(key, alias.slug)
+    return table
+
+
+def resolve_slug(name: str) -> str | None:
+    """The canonical slug for a slug, name, exonym or short form; None when unknown."""
+    slugs = {city.slug for city in cities()}
+    folded = unicodedata.normalize("NFC", name.strip()).casefold()
+    if folded in slugs:
+        return folded
+    table = _alias_table()
+    for key in fold_variants(name):
+        if key in table:
+            return table[key]
+    return None
+
+
+def nearest_slug(name: str) -> str | None:
+    """The closest canonical slug by sequence similarity over slugs and aliases (hint only)."""
+    keys = fold_variants(name)
+    if not keys:
+        return None
+    best_slug, best_score = None, -1.0
+    for alias_key, slug in _alias_table().items():
+        score = max(SequenceMatcher(None, key, alias_key).ratio() for key in keys)
+        if score > best_score:
+            best_slug, best_score = slug, score
+    return best_slug
+
+
+def name_matches(query: str, name: str) -> bool:
+    """Umlaut-tolerant substring match (``munchen`` and ``muenchen`` both hit "München Hbf")."""
+    query_keys = fold_variants(query)
+    name_keys = fold_variants(name)
+    return any(q in n for q in query_keys for n in name_keys)
