@@ -27,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--model", default=None, help="model name (local: a GGUF path or default)")
     p.add_argument("--base-url", default=None, help="API base URL (overrides the preset's)")
     p.add_argument("--preset", default=None, help="openai-compatible preset, e.g. hf, deepseek")
+    p.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="environment variable holding the key (needed when --base-url leaves the preset)",
+    )
     p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--rpm", type=float, default=None, help="max calls per minute, all workers")
@@ -41,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--reasoning", default=None, help="off|low|medium|high|<token budget>")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    p.add_argument("--max-retries", type=int, default=4, help="retries of a retryable error")
     p.add_argument("--script", type=Path, default=None, help="fake backend: replies JSONL")
     p.add_argument("--output", type=Path, default=None, help="results file (results/<model>.json)")
     p.set_defaults(func=run)
@@ -73,16 +80,22 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         seed=args.seed,
         reasoning=args.reasoning,
         timeout_s=args.timeout,
+        max_retries=args.max_retries,
         output=args.output or default_output(model),
     )
 
 
-def build_provider_for(config: RunConfig, script: Path | None) -> Any:
+def build_provider_for(config: RunConfig, script: Path | None, api_key_env: str | None) -> Any:
     from tooleval.providers.registry import build_provider
+    from tooleval.suites import load_suite
 
     options: dict[str, Any] = {}
-    if config.backend == "fake" and script is not None:
-        options["script"] = script
+    if config.backend == "fake":
+        options["questions"] = {t.id: t.question for t in load_suite(config.suite).tasks}
+        if script is not None:
+            options["script"] = script
+    if api_key_env is not None:
+        options["api_key_env"] = api_key_env
     model = config.model
     if config.backend == "local" and model == LOCAL_MODEL:
         model = ""
@@ -121,7 +134,11 @@ def fmt(value: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False)
     config = config_from_args(args)
-    provider = build_provider_for(config, args.script)
+    try:
+        provider = build_provider_for(config, args.script, args.api_key_env)
+    except (ValueError, OSError) as exc:
+        console.print(f"[red]tooleval run:[/] {exc}")
+        return 2
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

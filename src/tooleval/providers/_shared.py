@@ -1,0 +1,158 @@
+"""Helpers every remote provider module shares: error classes from HTTP facts, key redaction,
+Retry-After parsing and the reasoning setting. Pure functions; no SDK imports here."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+
+from tooleval.providers.base import ErrorClass, ProviderError
+
+EFFORTS = ("low", "medium", "high")
+# Token budgets used where a provider wants a number but the user gave an effort word.
+EFFORT_BUDGETS = {"low": 1024, "medium": 4096, "high": 16384}
+
+_QUOTA_MARKERS = (
+    "insufficient_quota",
+    "credit balance",
+    "included credits",
+    "billing_hard_limit",
+    "out of credits",
+)
+_DAILY_MARKERS = ("perday", "per day", "per_day", "daily")
+
+
+def redact(text: str, secrets: tuple[str | None, ...]) -> str:
+    """``text`` with every non-empty secret replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta seconds or an HTTP date), or None."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds):
+        return max(0.0, seconds)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def is_quota_exhausted(body_text: str) -> bool:
+    """Whether an error body says the account's quota or credit is spent (not a short burst).
+
+    Gemini answers per-minute and per-day limits alike with RESOURCE_EXHAUSTED; only a daily
+    quota counts as exhausted there.
+    """
+    text = body_text.lower()
+    if any(marker in text for marker in _QUOTA_MARKERS):
+        return True
+    if "resource_exhausted" in text:
+        return any(marker in text for marker in _DAILY_MARKERS)
+    return "quota" in text
+
+
+def error_for_status(
+    status: int, body_text: str, retry_after: str | None, secrets: tuple[str | None, ...]
+) -> ProviderError:
+    """The ProviderError for an HTTP error answer (status >= 400)."""
+    snippet = redact(body_text[:500], secrets)
+    message = f"HTTP {status}: {snippet}"
+    if status == 402 or (status in (403, 429) and is_quota_exhausted(body_text)):
+        return ProviderError(ErrorClass.QUOTA_EXHAUSTED, message, status=status)
+    if status == 400 and "credit balance" in body_text.lower():
+        return ProviderError(ErrorClass.QUOTA_EXHAUSTED, message, status=status)
+    if status == 429:
+        delay = parse_retry_after(retry_after)
+        return ProviderError(ErrorClass.RATE_LIMITED, message, status=status, retry_after=delay)
+    if status == 408:
+        return ProviderError(ErrorClass.TIMEOUT, message, status=status)
+    if status >= 500:
+        return ProviderError(ErrorClass.SERVER_ERROR, message, status=status)
+    return ProviderError(ErrorClass.CLIENT_ERROR, message, status=status)
+
+
+def invalid_body(detail: str) -> ProviderError:
+    return ProviderError(ErrorClass.INVALID_BODY, f"invalid response body: {detail}")
+
+
+def load_body(text: str) -> dict[str, Any]:
+    """A response body decoded as a JSON object, or INVALID_BODY."""
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise invalid_body(f"not JSON ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(body, dict):
+        raise invalid_body(f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def dump_args(arguments: Any) -> str:
+    """Tool-call arguments as JSON text, keeping non-ASCII characters readable."""
+    return json.dumps({} if arguments is None else arguments, ensure_ascii=False)
+
+
+def load_args(arguments: str) -> dict[str, Any]:
+    """Arguments text of a past tool call as an object; invalid or non-object JSON gives {}."""
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A parsed ``--reasoning`` value: provider default, off, an effort word, or a budget."""
+
+    mode: Literal["default", "off", "effort", "budget"]
+    effort: str | None = None
+    budget: int | None = None
+
+    def as_budget(self) -> int | None:
+        """A token budget for providers that take numbers (None for default/off)."""
+        if self.mode == "budget":
+            return self.budget
+        if self.mode == "effort" and self.effort is not None:
+            return EFFORT_BUDGETS[self.effort]
+        return None
+
+    def as_effort(self) -> str | None:
+        """An effort word for providers that take words (a budget maps to the nearest)."""
+        if self.mode == "effort":
+            return self.effort
+        if self.mode == "budget" and self.budget is not None:
+            if self.budget <= EFFORT_BUDGETS["low"]:
+                return "low"
+            return "medium" if self.budget <= EFFORT_BUDGETS["medium"] else "high"
+        return None
+
+
+def parse_reasoning(value: str | None) -> Reasoning:
+    """Parse ``None``, ``"off"``, ``"low"``/``"medium"``/``"high"`` or a token budget."""
+    if value is None:
+        return Reasoning("default")
+    word = value.strip().lower()
+    if word in ("off", "none", "0"):
+        return Reasoning("off")
+    if word in EFFORTS:
+        return Reasoning("effort", effort=word)
+    if word.isdigit():
+        return Reasoning("budget", budget=int(word))
+    raise ValueError(f"reasoning: {value!r} is not one of off, low, medium, high or a token budget")

@@ -1,0 +1,251 @@
+"""The Anthropic backend: the Messages API (``POST /v1/messages``) through the ``anthropic`` SDK.
+
+Request building and response parsing are pure functions over plain dicts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anthropic
+
+from tooleval.providers._shared import (
+    dump_args,
+    error_for_status,
+    invalid_body,
+    load_args,
+    load_body,
+    parse_reasoning,
+    redact,
+)
+from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.providers.presets import PRESETS, key_for
+from tooleval.records import (
+    GenerationRequest,
+    GenerationResponse,
+    Message,
+    NativeToolCall,
+    ToolSpec,
+    Usage,
+)
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MIN_THINKING_BUDGET = 1024
+
+
+def anthropic_tool(tool: ToolSpec) -> dict[str, Any]:
+    """One tool in the Messages API format; the name must match ``^[a-zA-Z0-9_-]{1,64}$``."""
+    if not TOOL_NAME.match(tool.name):
+        raise ValueError(f"tool {tool.name!r}: Anthropic tool names must match {TOOL_NAME.pattern}")
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": dict(tool.parameters),
+    }
+
+
+def _assistant_blocks(message: Message, index: int) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for position, call in enumerate(message.tool_calls):
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.call_id or f"toolu_{index}_{position}",
+                "name": call.name,
+                "input": load_args(call.arguments),
+            }
+        )
+    return blocks
+
+
+def render_anthropic_messages(
+    messages: Sequence[Message],
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system text, messages) for the Messages API. Consecutive tool results share one turn."""
+    system = [m.content for m in messages if m.role == "system" and m.content]
+    rendered: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if message.role == "system":
+            continue
+        if message.role == "tool":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id or "",
+                "content": message.content or "",
+            }
+            previous = rendered[-1] if rendered else None
+            if previous and previous["role"] == "user" and _is_tool_results(previous):
+                previous["content"].append(block)
+            else:
+                rendered.append({"role": "user", "content": [block]})
+        elif message.role == "assistant":
+            rendered.append({"role": "assistant", "content": _assistant_blocks(message, index)})
+        else:
+            rendered.append({"role": "user", "content": message.content or ""})
+    return ("\n\n".join(system) if system else None), rendered
+
+
+def _is_tool_results(message: Mapping[str, Any]) -> bool:
+    content = message["content"]
+    return isinstance(content, list) and all(b.get("type") == "tool_result" for b in content)
+
+
+def build_anthropic_body(request: GenerationRequest, model: str) -> dict[str, Any]:
+    """The JSON body of one Messages API request.
+
+    With thinking on, ``max_tokens`` becomes budget + the request's answer budget. No
+    temperature is sent: the API version the SDK speaks rejects sampling parameters.
+    """
+    system, messages = render_anthropic_messages(request.messages)
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+    }
+    if system is not None:
+        body["system"] = system
+    if request.tools:
+        body["tools"] = [anthropic_tool(tool) for tool in request.tools]
+    if request.stop:
+        body["stop_sequences"] = list(request.stop)
+    setting = parse_reasoning(request.reasoning)
+    budget = setting.as_budget()
+    if setting.mode == "off":
+        body["thinking"] = {"type": "disabled"}
+    elif budget is not None:
+        budget = max(budget, MIN_THINKING_BUDGET)
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        body["max_tokens"] = budget + request.max_tokens
+    return body
+
+
+def parse_anthropic_usage(usage: Any) -> Usage:
+    if not isinstance(usage, dict):
+        return Usage()
+
+    def number(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return Usage(
+        input_tokens=number("input_tokens"),
+        output_tokens=number("output_tokens"),
+        cached_input_tokens=number("cache_read_input_tokens"),
+    )
+
+
+def _read_blocks(content: list[Any]) -> tuple[list[str], list[str], list[NativeToolCall]]:
+    texts: list[str] = []
+    thoughts: list[str] = []
+    calls: list[NativeToolCall] = []
+    for index, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            thoughts.append(block["thinking"])
+        elif kind == "tool_use":
+            if not isinstance(block.get("name"), str):
+                raise invalid_body(f"content[{index}] is a tool_use block without a name")
+            calls.append(
+                NativeToolCall(block["name"], dump_args(block.get("input")), block.get("id"))
+            )
+        elif kind is None:
+            raise invalid_body(f"content[{index}] is not a typed block")
+    return texts, thoughts, calls
+
+
+def parse_anthropic_body(body: Mapping[str, Any]) -> GenerationResponse:
+    """A Messages API answer as a GenerationResponse, or ProviderError when it has none."""
+    content = body.get("content")
+    if not isinstance(content, list):
+        raise invalid_body("'content' is missing or not a list")
+    texts, thoughts, calls = _read_blocks(content)
+    text = "".join(texts)
+    stop = body.get("stop_reason")
+    usage = parse_anthropic_usage(body.get("usage"))
+    reasoning = "\n".join(thoughts) if thoughts else None
+    if not calls and not text:
+        if reasoning is not None and stop == "max_tokens":
+            raise ProviderError(
+                ErrorClass.REASONING_TRUNCATED,
+                f"max_tokens spent on thinking (output_tokens={usage.output_tokens}); "
+                "raise --max-tokens or lower --reasoning",
+            )
+        raise ProviderError(
+            ErrorClass.EMPTY_CHOICES, f"the answer has no text or tool_use ({stop=})"
+        )
+    return GenerationResponse(
+        text=text or None,
+        tool_calls=tuple(calls),
+        usage=usage,
+        finish_reason=stop if isinstance(stop, str) else None,
+        reasoning=reasoning,
+    )
+
+
+class AnthropicProvider:
+    """One Messages API request per ``generate`` through the ``anthropic`` SDK, no retries.
+
+    The key comes from ANTHROPIC_API_KEY, and only when talking to api.anthropic.com; any other
+    ``base_url`` needs ``api_key_env`` naming the variable to send.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        api_key_env: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        preset = PRESETS["anthropic"]
+        self.model = model
+        self.base_url = base_url or preset.base_url
+        key = key_for(preset, self.base_url, env, explicit_env=api_key_env)
+        if key is None:
+            raise ValueError(
+                "the anthropic backend needs ANTHROPIC_API_KEY (for api.anthropic.com) or "
+                "--api-key-env naming the key for another --base-url"
+            )
+        self._secrets = (key,)
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=self.base_url, timeout=timeout_s, max_retries=0
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def generate(self, request: GenerationRequest) -> GenerationResponse:
+        body = build_anthropic_body(request, self.model)
+        return parse_anthropic_body(load_body(self._send(body)))
+
+    def _send(self, body: Mapping[str, Any]) -> str:
+        failure: ProviderError | None = None
+        try:
+            raw = self._client.messages.with_raw_response.create(**body)
+            return str(raw.http_response.text)
+        except anthropic.APIStatusError as exc:
+            failure = error_for_status(
+                exc.status_code,
+                exc.response.text,
+                exc.response.headers.get("retry-after"),
+                self._secrets,
+            )
+        except anthropic.APITimeoutError:
+            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
+        except anthropic.APIConnectionError as exc:
+            detail = redact(str(exc.__cause__ or exc), self._secrets)
+            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
+        except UnicodeDecodeError as exc:
+            failure = invalid_body(f"not UTF-8 ({exc.reason})")
+        raise failure

@@ -1,0 +1,295 @@
+"""The OpenAI-compatible backend: any server speaking ``POST /v1/chat/completions``.
+
+Request building and response parsing are pure functions over plain dicts; the provider class
+only sends one request through the official ``openai`` SDK and maps failures to ProviderError.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import openai
+
+from tooleval.providers._shared import (
+    dump_args,
+    error_for_status,
+    invalid_body,
+    load_body,
+    parse_reasoning,
+    redact,
+)
+from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.providers.presets import Preset, get_preset, key_for, preset_url, require_key
+from tooleval.records import (
+    GenerationRequest,
+    GenerationResponse,
+    Message,
+    NativeToolCall,
+    Usage,
+)
+
+# Body fields the SDK's create() takes as typed arguments; all others travel in extra_body.
+_SDK_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "tools",
+        "max_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "seed",
+        "stop",
+        "reasoning_effort",
+    }
+)
+
+
+def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat messages in the OpenAI format, including assistant tool calls and tool results."""
+    rendered: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if message.role == "tool":
+            rendered.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id or "",
+                    "content": message.content or "",
+                }
+            )
+            continue
+        item: dict[str, Any] = {"role": message.role, "content": message.content}
+        if message.role == "assistant" and message.tool_calls:
+            item["tool_calls"] = [
+                {
+                    "id": call.call_id or f"call_{index}_{position}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for position, call in enumerate(message.tool_calls)
+            ]
+        elif item["content"] is None:
+            item["content"] = ""
+        rendered.append(item)
+    return rendered
+
+
+def _merge(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    """Deep-merge ``extra`` into ``body`` (nested dicts merge, other values replace)."""
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(body.get(key), dict):
+            _merge(body[key], value)
+        else:
+            body[key] = copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
+
+
+def _apply_reasoning(body: dict[str, Any], value: str | None, preset: Preset | None) -> None:
+    if value is None and preset is not None:
+        value = preset.default_reasoning
+    setting = parse_reasoning(value)
+    if setting.mode == "off" and preset is not None:
+        _merge(body, preset.thinking_off)
+    elif setting.mode in ("effort", "budget"):
+        if preset is not None:
+            _merge(body, preset.thinking_on)
+            if preset.reasoning_drops_temperature:
+                body.pop("temperature", None)
+        body["reasoning_effort"] = setting.as_effort()
+
+
+def build_openai_body(
+    request: GenerationRequest, model: str, preset: Preset | None = None
+) -> dict[str, Any]:
+    """The JSON body of one chat-completions request (tools only in native mode)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": render_openai_messages(request.messages),
+        preset.max_tokens_field if preset else "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+    }
+    if request.tools:
+        body["tools"] = [tool.to_openai() for tool in request.tools]
+    if request.seed is not None and (preset is None or preset.supports_seed):
+        body["seed"] = request.seed
+    if request.stop:
+        body["stop"] = list(request.stop)
+    if preset is not None:
+        _merge(body, preset.extra_body)
+    _apply_reasoning(body, request.reasoning, preset)
+    return body
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_openai_usage(usage: Any) -> Usage:
+    if not isinstance(usage, dict):
+        return Usage()
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    completion_details = usage.get("completion_tokens_details") or {}
+    cached = _int_or_none(prompt_details.get("cached_tokens") if prompt_details else None)
+    if cached is None:  # DeepSeek reports its context cache this way
+        cached = _int_or_none(usage.get("prompt_cache_hit_tokens"))
+    return Usage(
+        input_tokens=_int_or_none(usage.get("prompt_tokens")),
+        output_tokens=_int_or_none(usage.get("completion_tokens")),
+        cached_input_tokens=cached,
+        reasoning_tokens=_int_or_none(
+            completion_details.get("reasoning_tokens") if completion_details else None
+        ),
+    )
+
+
+def _text_content(content: Any) -> str | None:
+    """Message content as text; some servers send a list of text parts."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return "".join(part for part in parts if isinstance(part, str))
+    raise invalid_body(f"choices[0].message.content is a {type(content).__name__}")
+
+
+def _parse_tool_calls(raw: Any) -> tuple[NativeToolCall, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise invalid_body("choices[0].message.tool_calls is not a list")
+    calls = []
+    for index, item in enumerate(raw):
+        function = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise invalid_body(f"choices[0].message.tool_calls[{index}] has no function name")
+        arguments = function.get("arguments")
+        text = arguments if isinstance(arguments, str) else dump_args(arguments)
+        call_id = item.get("id")
+        calls.append(NativeToolCall(function["name"], text, call_id if call_id else None))
+    return tuple(calls)
+
+
+def _error_in_body(body: Mapping[str, Any]) -> ProviderError:
+    """A 200 answer carrying an error object instead of choices (some routers do this)."""
+    error = body["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) and 400 <= code <= 599 else 502
+    return error_for_status(status, str(error), None, ())
+
+
+def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
+    """A chat-completions answer as a GenerationResponse, or ProviderError when it has none."""
+    choices = body.get("choices")
+    if choices is None and body.get("error"):
+        raise _error_in_body(body)
+    if not isinstance(choices, list):
+        raise invalid_body("'choices' is missing or not a list")
+    if not choices:
+        raise ProviderError(ErrorClass.EMPTY_CHOICES, "the answer has no choices")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise invalid_body("choices[0].message is missing or not an object")
+    content = _text_content(message.get("content"))
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    reasoning = reasoning if isinstance(reasoning, str) and reasoning else None
+    calls = _parse_tool_calls(message.get("tool_calls"))
+    finish = choice.get("finish_reason")
+    usage = parse_openai_usage(body.get("usage"))
+    if not calls and not content:
+        _raise_no_answer(finish, reasoning is not None or bool(usage.reasoning_tokens), usage)
+    return GenerationResponse(
+        text=content if content else None,
+        tool_calls=calls,
+        usage=usage,
+        finish_reason=finish if isinstance(finish, str) else None,
+        reasoning=reasoning,
+    )
+
+
+def _raise_no_answer(finish: Any, reasoned: bool, usage: Usage) -> None:
+    if reasoned and finish in ("length", "max_tokens"):
+        raise ProviderError(
+            ErrorClass.REASONING_TRUNCATED,
+            f"token budget spent on reasoning (finish_reason={finish}, "
+            f"output_tokens={usage.output_tokens}); raise --max-tokens or lower --reasoning",
+        )
+    raise ProviderError(
+        ErrorClass.EMPTY_CHOICES, f"the answer has no content and no tool calls ({finish=})"
+    )
+
+
+def _split_for_sdk(body: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    known = {k: v for k, v in body.items() if k in _SDK_FIELDS}
+    extra = {k: v for k, v in body.items() if k not in _SDK_FIELDS}
+    return known, extra
+
+
+class OpenAICompatProvider:
+    """One chat-completions request per ``generate`` through the ``openai`` SDK, no retries.
+
+    ``preset`` names an entry of PRESETS; without a preset and without ``base_url`` the
+    OpenAI API is used. ``api_key_env`` names the key variable explicitly (any host).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        preset: str | None = None,
+        timeout_s: float = 60.0,
+        api_key_env: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        self.model = model
+        self.preset = get_preset(preset) if preset else (None if base_url else get_preset("openai"))
+        if self.preset is not None and not base_url:
+            base_url = preset_url(self.preset, env)
+        if not base_url:
+            raise ValueError("the openai backend needs --base-url or --preset")
+        self.base_url = base_url
+        key = key_for(self.preset, base_url, env, explicit_env=api_key_env)
+        if key is None and self.preset is not None:
+            require_key(self.preset, base_url)
+        self._secrets = (key,)
+        self._headers: dict[str, Any] = {} if key else {"Authorization": openai.Omit()}
+        self._client = openai.OpenAI(
+            api_key=key or "no-key", base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+
+    def __repr__(self) -> str:
+        preset = self.preset.name if self.preset else None
+        return f"OpenAICompatProvider(model={self.model!r}, base_url={self.base_url!r}, {preset=})"
+
+    def generate(self, request: GenerationRequest) -> GenerationResponse:
+        body = build_openai_body(request, self.model, self.preset)
+        return parse_openai_body(load_body(self._send(body)))
+
+    def _send(self, body: Mapping[str, Any]) -> str:
+        known, extra = _split_for_sdk(body)
+        failure: ProviderError | None = None
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(
+                **known, extra_body=extra or None, extra_headers=self._headers
+            )
+            return str(raw.http_response.text)
+        except openai.APIStatusError as exc:
+            failure = error_for_status(
+                exc.status_code,
+                exc.response.text,
+                exc.response.headers.get("retry-after"),
+                self._secrets,
+            )
+        except openai.APITimeoutError:
+            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
+        except openai.APIConnectionError as exc:
+            detail = redact(str(exc.__cause__ or exc), self._secrets)
+            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
+        except UnicodeDecodeError as exc:
+            failure = invalid_body(f"not UTF-8 ({exc.reason})")
+        raise failure

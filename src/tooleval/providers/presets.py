@@ -1,0 +1,152 @@
+"""Named endpoints for the OpenAI-compatible backend (plus the Gemini and Anthropic hosts),
+and the one rule deciding which key may travel where.
+
+A key is only ever sent to the host of the preset it belongs to. A ``--base-url`` pointing
+elsewhere gets no key unless the user names one explicitly (``--api-key-env``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One endpoint and its quirks.
+
+    ``key_env`` lists the environment variables holding the key, first set one wins.
+    ``account_env`` fills ``{account_id}`` in ``base_url``. ``thinking_off``/``thinking_on`` are
+    request-body fields that switch reasoning off/on; ``default_reasoning`` applies when the
+    request leaves reasoning unset. ``extra_body`` is merged into every request body.
+    ``max_tokens_field`` names the output-budget field; ``reasoning_drops_temperature`` omits
+    the temperature whenever reasoning is switched on.
+    """
+
+    name: str
+    base_url: str
+    key_env: tuple[str, ...] = ()
+    account_env: str | None = None
+    supports_seed: bool = True
+    thinking_off: Mapping[str, Any] = field(default_factory=dict)
+    thinking_on: Mapping[str, Any] = field(default_factory=dict)
+    default_reasoning: str | None = None
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    max_tokens_field: str = "max_tokens"
+    reasoning_drops_temperature: bool = False
+
+    @property
+    def needs_key(self) -> bool:
+        return bool(self.key_env)
+
+
+_QWEN_STYLE_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
+
+PRESETS: dict[str, Preset] = {
+    # OpenAI reasoning models reject max_tokens and a temperature other than the default.
+    "openai": Preset(
+        "openai",
+        "https://api.openai.com/v1",
+        ("OPENAI_API_KEY",),
+        max_tokens_field="max_completion_tokens",
+        reasoning_drops_temperature=True,
+    ),
+    "hf": Preset("hf", "https://router.huggingface.co/v1", ("HF_TOKEN",)),
+    "deepseek": Preset(
+        "deepseek",
+        "https://api.deepseek.com",
+        ("DEEPSEEK_API_KEY",),
+        supports_seed=False,
+        thinking_off={"thinking": {"type": "disabled"}},
+        thinking_on={"thinking": {"type": "enabled"}},
+        default_reasoning="off",
+    ),
+    "cloudflare": Preset(
+        "cloudflare",
+        "https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1",
+        ("CLOUDFLARE_API_TOKEN",),
+        account_env="CLOUDFLARE_ACCOUNT_ID",
+        supports_seed=False,
+    ),
+    "openrouter": Preset(
+        "openrouter",
+        "https://openrouter.ai/api/v1",
+        ("OPENROUTER_API_KEY",),
+        thinking_off={"reasoning": {"enabled": False}},
+    ),
+    "vllm": Preset("vllm", "http://localhost:8000/v1", thinking_off=_QWEN_STYLE_OFF),
+    "sglang": Preset("sglang", "http://localhost:30000/v1", thinking_off=_QWEN_STYLE_OFF),
+    "ollama": Preset("ollama", "http://localhost:11434/v1"),
+    "llamacpp": Preset("llamacpp", "http://localhost:8080/v1", thinking_off=_QWEN_STYLE_OFF),
+    # Hosts of the two non-OpenAI backends, so key_for guards them the same way.
+    "gemini": Preset(
+        "gemini", "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    ),
+    "anthropic": Preset("anthropic", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
+}
+
+OPENAI_COMPATIBLE = tuple(name for name in PRESETS if name not in ("gemini", "anthropic"))
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name``, or ValueError listing the valid names."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown preset {name!r}; valid presets: {', '.join(OPENAI_COMPATIBLE)}"
+        ) from None
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of ``url`` with default ports filled in, for same-host checks."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def preset_url(preset: Preset, env: Mapping[str, str]) -> str:
+    """The preset's base URL with ``{account_id}`` filled from its environment variable."""
+    if preset.account_env is None:
+        return preset.base_url
+    account = env.get(preset.account_env, "").strip()
+    if not account:
+        raise ValueError(f"preset {preset.name!r} needs the {preset.account_env} variable set")
+    return preset.base_url.replace("{account_id}", account)
+
+
+def key_for(
+    preset: Preset | None,
+    base_url: str | None,
+    env: Mapping[str, str],
+    *,
+    explicit_env: str | None = None,
+) -> str | None:
+    """The key to send to ``base_url`` (the preset's own URL when None), or None for no key.
+
+    ``explicit_env`` (``--api-key-env``) names the variable to use for any host; it must be set.
+    Otherwise the preset's key is returned only when ``base_url`` has the preset's scheme,
+    host and port, so a key never leaks to a host it was not issued for.
+    """
+    if explicit_env is not None:
+        key = env.get(explicit_env, "")
+        if not key:
+            raise ValueError(f"--api-key-env {explicit_env}: the variable is not set or empty")
+        return key
+    if preset is None or not preset.needs_key:
+        return None
+    if base_url is not None and origin(base_url) != origin(preset.base_url):
+        return None
+    for name in preset.key_env:
+        if env.get(name):
+            return env[name]
+    return None
+
+
+def require_key(preset: Preset, base_url: str) -> None:
+    """ValueError when ``base_url`` is the preset's own host, which needs a key, and none is set."""
+    if preset.needs_key and origin(base_url) == origin(preset.base_url):
+        raise ValueError(f"preset {preset.name!r} needs a key: set {' or '.join(preset.key_env)}")

@@ -1,0 +1,99 @@
+"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Reply, ScriptedServer, truncated
+
+
+def serve(*replies: Reply) -> ScriptedServer:
+    """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``)."""
+    return ScriptedServer(
+        replies,
+        lambda method, path: method == "POST" and path == "/v1/chat/completions",
+        prefix="/v1",
+    )
+
+
+def completion(message: Mapping[str, Any], finish_reason: str = "stop", **usage: Any) -> Any:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "test-model",
+        "choices": [{"index": 0, "message": dict(message), "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17, **usage},
+    }
+
+
+def text(content: str, **usage: Any) -> Reply:
+    return Reply(body=completion({"role": "assistant", "content": content}, **usage))
+
+
+def tool_calls(*calls: tuple[str, Any], finish_reason: str = "tool_calls") -> Reply:
+    """Native tool calls; arguments given as str are sent verbatim (may be invalid JSON)."""
+    rendered = [
+        {
+            "id": f"call_{index}",
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args),
+            },
+        }
+        for index, (name, args) in enumerate(calls)
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": rendered}
+    return Reply(body=completion(message, finish_reason))
+
+
+def reasoning_only(reasoning: str = "Let me think about the tools...") -> Reply:
+    message = {"role": "assistant", "content": None, "reasoning_content": reasoning}
+    return Reply(body=completion(message, "length"))
+
+
+def error(status: int, message: str, code: str, headers: Mapping[str, str] | None = None) -> Reply:
+    body = {"error": {"message": message, "type": code, "code": code, "param": None}}
+    return Reply(status=status, body=body, headers=dict(headers or {}))
+
+
+def rate_limited(retry_after: str | None = None) -> Reply:
+    headers = {"retry-after": retry_after} if retry_after is not None else {}
+    return error(429, "Rate limit reached for requests per min", "rate_limit_exceeded", headers)
+
+
+def quota_exhausted() -> Reply:
+    return error(429, "You exceeded your current quota.", "insufficient_quota")
+
+
+def server_error(status: int = 500) -> Reply:
+    return error(status, "The server had an error", "server_error")
+
+
+def slow(seconds: float = 5.0) -> Reply:
+    return Reply(body=text("late").body, delay_s=seconds)
+
+
+def malformed() -> Reply:
+    return Reply(body="{not json at all")
+
+
+def truncated_body() -> Reply:
+    return Reply(body=truncated(text("cut off here").body))
+
+
+def empty_choices() -> Reply:
+    body = completion({"role": "assistant", "content": "x"})
+    body["choices"] = []
+    return Reply(body=body)
+
+
+def wrong_shape() -> Reply:
+    return Reply(body={"choices": "nope"})
+
+
+def bad_tool_arguments() -> Reply:
+    return tool_calls(("get_weather", '{"city": "Berlin"'))
