@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from servers import openai_server
 from servers.base import Reply
-
 from tooleval.cli import main
 from tooleval.runner.journal import journal_path
 
