@@ -14,6 +14,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "generate",
     "serve",
     "parse",
+    "schema_compat",
+    "routing",
+    "model_tools",
 )
 
 
