@@ -17,6 +17,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "schema_compat",
     "routing",
     "model_tools",
+    "episodes",
+    "mcp",
+    "export",
 )
 
 

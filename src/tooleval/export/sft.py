@@ -1,0 +1,151 @@
+"""SFT export: chat-format JSONL in the OpenAI tool-calling format, gold-verified only.
+
+Two sources:
+
+- ``gold_examples``: per task, system + user + the gold call as an assistant tool call + the
+  API's answer as a ``tool`` message. A task is exported only when its gold call, executed
+  now, answers with HTTP 200 and the ``source_status`` its provenance records (verified).
+- ``episode_examples``: the successful episodes of a ``tooleval episodes`` results file, with
+  their final answers. Their calls are executed again (deterministic on the replica) to rebuild
+  the tool messages; an episode with an invalid call, or whose suite version differs, is
+  skipped.
+
+Tool results are the same slimmed, size-capped text the episodes feed to models.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from tooleval.episodes.feedback import result_text
+from tooleval.prompting import system_prompt
+from tooleval.records import Task, ToolCall, ToolSpec
+from tooleval.suites import Suite
+from tooleval.suites.infranode.api import ApiResponse
+from tooleval.suites.infranode.client import Transport, execute_tool, tool_request
+from tooleval.suites.infranode.generator import body_status
+
+SFT_FORMAT = "tooleval-sft/1"
+
+
+def openai_call(call: ToolCall, call_id: str) -> dict[str, Any]:
+    arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    }
+
+
+def request_line(call: ToolCall) -> str:
+    path, query = tool_request(call.name, call.arguments)
+    return f"GET {path}" + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+
+
+def verified(task: Task, answer: ApiResponse) -> bool:
+    """HTTP 200 and the source status the provenance recorded (compare: every city's)."""
+    expected = task.provenance.get("source_status", "ok")
+    return answer.status == 200 and body_status(answer.body) == expected
+
+
+def tool_turns(
+    calls: Sequence[tuple[ToolCall, ApiResponse]], round_no: int, max_chars: int
+) -> list[dict[str, Any]]:
+    """One assistant message with the calls, then one tool message per call."""
+    ids = [f"call_{round_no}_{i}" for i in range(len(calls))]
+    turns: list[dict[str, Any]] = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [openai_call(c, i) for (c, _), i in zip(calls, ids, strict=True)],
+        }
+    ]
+    for (call, answer), call_id in zip(calls, ids, strict=True):
+        text = result_text(answer.body, max_chars)
+        turns.append({"role": "tool", "tool_call_id": call_id, "name": call.name, "content": text})
+    return turns
+
+
+def base_record(suite: Suite, task: Task, source: str) -> dict[str, Any]:
+    return {
+        "format": SFT_FORMAT,
+        "id": f"{suite.name}/{task.id}/{source}",
+        "task_id": task.id,
+        "category": task.category,
+        "suite": suite.name,
+        "suite_version": suite.version,
+        "tools_hash": suite.tools_hash,
+        "source": source,
+        "tools": [tool.to_openai() for tool in suite.tools],
+    }
+
+
+def opening(task: Task, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": system_prompt(tools, "native")},
+        {"role": "user", "content": task.question},
+    ]
+
+
+def gold_examples(
+    suite: Suite, transport: Transport, max_chars: int = 4000
+) -> Iterator[dict[str, Any]]:
+    """One example per task whose gold call verifies against ``transport``."""
+    for task in suite.tasks:
+        answer = execute_tool(transport, task.gold.name, task.gold.arguments)
+        if not verified(task, answer):
+            continue
+        record = base_record(suite, task, "gold")
+        record["messages"] = opening(task, suite.tools) + tool_turns(
+            [(task.gold, answer)], 1, max_chars
+        )
+        record["provenance"] = {
+            **dict(task.provenance),
+            "verified": {"request": request_line(task.gold), "status": answer.status},
+        }
+        yield record
+
+
+def _episode_rounds(item: Mapping[str, Any]) -> list[list[ToolCall]]:
+    rounds: dict[int, list[ToolCall]] = {}
+    for call in item.get("calls") or []:
+        rounds.setdefault(int(call["round"]), []).append(ToolCall(call["name"], call["arguments"]))
+    return [rounds[key] for key in sorted(rounds)]
+
+
+def episode_example(
+    suite: Suite, task: Task, item: Mapping[str, Any], transport: Transport, max_chars: int
+) -> dict[str, Any] | None:
+    """The SFT example of one successful episode item, or None when it does not qualify."""
+    score = item.get("score") or {}
+    if item.get("outcome") != "success" or score.get("invalid_calls", 1) != 0:
+        return None
+    messages = opening(task, suite.tools)
+    for number, calls in enumerate(_episode_rounds(item), start=1):
+        answers = [execute_tool(transport, c.name, c.arguments) for c in calls]
+        if any(a.status != 200 for a in answers):
+            return None
+        messages += tool_turns(list(zip(calls, answers, strict=True)), number, max_chars)
+    messages.append({"role": "assistant", "content": item["final_answer"]})
+    record = base_record(suite, task, "episode")
+    record["messages"] = messages
+    record["provenance"] = {**dict(task.provenance), "episode": {"outcome": "success"}}
+    return record
+
+
+def episode_examples(
+    suite: Suite, document: Mapping[str, Any], transport: Transport, max_chars: int = 4000
+) -> Iterator[dict[str, Any]]:
+    """SFT examples from a ``tooleval-episodes/1`` document of the same suite version."""
+    if (document.get("suite") or {}).get("version") != suite.version:
+        return
+    tasks = {task.id: task for task in suite.tasks}
+    model = (document.get("config") or {}).get("model")
+    for item in document.get("items") or []:
+        task = tasks.get(item.get("task_id", ""))
+        example = episode_example(suite, task, item, transport, max_chars) if task else None
+        if example is not None:
+            example["provenance"]["episode"]["model"] = model
+            yield example

@@ -1,0 +1,107 @@
+"""exec_match, the grounding check, result truncation and the episodes command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tooleval.commands import episodes as episodes_command
+from tooleval.episodes import exec_match
+from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
+from tooleval.episodes.grounding import check_answer, evidence
+from tooleval.records import ToolCall
+from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode.client import make_transport
+
+SUITE = load_suite()
+TASKS = {task.id: task for task in SUITE.tasks}
+REPLICA = make_transport(None)
+
+
+def test_every_gold_call_is_exec_equivalent_to_itself() -> None:
+    assert all(exec_match(task, task.gold, REPLICA) == 1 for task in SUITE.tasks)
+
+
+@pytest.mark.parametrize(
+    ("task_id", "call", "expected"),
+    [
+        ("slug_resolution-002", ToolCall("weather", {"slug": "München"}), 1),
+        ("slug_resolution-002", ToolCall("weather", {"slug": "munich"}), 1),
+        ("slug_resolution-002", ToolCall("weather", {"slug": "koeln"}), 0),
+        ("slug_resolution-002", ToolCall("air_quality", {"slug": "muenchen"}), 0),
+        ("compare_multi-005", ToolCall("compare", {"cities": ["Salzgitter", "Dresden"],
+                                                     "resource": "weather"}), 1),
+        ("not_covered-001", ToolCall("get_city_data", {"slug": "Rostock",
+                                                         "resource": "tree-cadastre"}), 1),
+        ("not_covered-001", ToolCall("get_city_data", {"slug": "bochum",
+                                                         "resource": "tree-cadastre"}), 0),
+        ("slug_resolution-002", ToolCall("weather", {}), 0),
+        ("slug_resolution-002", None, 0),
+    ],
+)  # fmt: skip
+def test_exec_match(task_id: str, call: ToolCall | None, expected: int) -> None:
+    assert exec_match(TASKS[task_id], call, REPLICA) == expected
+
+
+def test_grounding_numbers_times_and_strings() -> None:
+    found = evidence([{"t": 23.24, "when": "2026-07-22T14:05:00Z", "line": "RE8", "n": 335789}])
+    good = check_answer("Um 14:05 fährt der RE8, es sind 23,2 Grad; 335.789 Leute.", found, "")
+    assert (good.supported, good.unsupported, good.grounded) == (4, 0, True)
+    bad = check_answer("Es sind 19 Grad um 09:30.", found, "")
+    assert (bad.supported, bad.unsupported, bad.grounded) == (0, 2, False)
+    neutral = check_answer("In 2026 ...", evidence([{}]), "Was war 2026?")
+    assert (neutral.supported, neutral.unsupported) == (0, 0)
+
+
+def test_result_text_is_slim_and_cut_deterministically() -> None:
+    body = {"data": {"record_id": "x", "payload": {"v": "a" * 100}}, "meta": {"correlation_id": 1}}
+    assert slim(body) == {"data": {"payload": {"v": "a" * 100}}, "meta": {}}
+    text = result_text(body, 40)
+    full = json.dumps(slim(body), ensure_ascii=False, separators=(",", ":"))
+    assert text == full[:40] + TRUNCATION_MARK.format(shown=40, total=len(full))
+    assert result_text(body, 40) == text
+
+
+def test_command_writes_results(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    lines = [
+        {
+            "text": json.dumps(
+                {"name": "air_quality", "arguments": {"slug": "freiburg-im-breisgau"}}
+            )
+        },
+        {"text": "Weiß ich nicht genau."},
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    episodes_command.register(parser.add_subparsers())
+    output = tmp_path / "out.json"
+    args = parser.parse_args(
+        ["episodes", "--backend", "fake", "--script", str(script), "--category",
+         "slug_resolution", "--limit", "1", "--concurrency", "1", "--output", str(output)]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    document = json.loads(output.read_text(encoding="utf-8"))
+    assert document["format"] == "tooleval-episodes/1"
+    assert document["outcomes"] == {"ungrounded": 1}
+    assert document["first_call"]["call_match"] == 1.0
+    item = document["items"][0]
+    assert item["task_id"] == "slug_resolution-001" and item["calls"][0]["valid"] is True
+    assert [m["role"] for m in item["transcript"]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+
+
+def test_command_refuses_bad_rounds() -> None:
+    parser = argparse.ArgumentParser()
+    episodes_command.register(parser.add_subparsers())
+    args = parser.parse_args(["episodes", "--backend", "fake", "--max-rounds", "0"])
+    with pytest.raises(SystemExit, match="--max-rounds must be at least 1"):
+        args.func(args)

@@ -1,0 +1,147 @@
+"""SFT and RL exports validate against their packaged schemas; the RL env and example run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tooleval.commands import export as export_command
+from tooleval.episodes import EpisodeConfig, build_document, run_episodes
+from tooleval.export import (
+    InfraNodeEnv,
+    episode_examples,
+    gold_examples,
+    load_schema,
+    rl_prompts,
+    schema_errors,
+)
+from tooleval.providers.fake import FakeProvider, parse_reply
+from tooleval.records import ToolCall
+from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode.client import make_transport
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = load_suite()
+TASKS = {task.id: task for task in SUITE.tasks}
+REPLICA = make_transport(None)
+
+
+def test_gold_sft_examples_are_verified_and_valid() -> None:
+    examples = list(gold_examples(SUITE, REPLICA))
+    assert len(examples) == len(SUITE.tasks)
+    for example in examples:
+        assert schema_errors("sft", example) == []
+        assert example["suite_version"] == SUITE.version
+        call = example["messages"][2]["tool_calls"][0]["function"]
+        task = TASKS[example["task_id"]]
+        assert (call["name"], json.loads(call["arguments"])) == (
+            task.gold.name,
+            task.gold.arguments,
+        )
+        assert example["provenance"]["verified"]["status"] == 200
+
+
+def test_schema_rejects_a_broken_example() -> None:
+    example = next(gold_examples(SUITE, REPLICA))
+    del example["messages"][2]["tool_calls"]
+    example["suite_version"] = "one"
+    errors = schema_errors("sft", example)
+    assert any(e.startswith("suite_version:") for e in errors)
+    assert any(e.startswith("messages/2:") for e in errors)
+
+
+def episode_document(final: str) -> dict[str, Any]:
+    replies = [
+        {"text": json.dumps({"name": "stations", "arguments": {"slug": "duesseldorf"}})},
+        {"text": json.dumps({"name": "station_board_departures", "arguments": {"eva": "8000082"}})},
+        {"text": final},
+    ]
+    provider = FakeProvider([parse_reply(r) for r in replies])
+    config = EpisodeConfig(backend="fake", concurrency=1)
+    tasks = [TASKS["two_step-001"]]
+    records = run_episodes(config, provider, tasks, SUITE.tools, REPLICA)
+    return build_document(config, SUITE, tasks, records, "start", "end")
+
+
+def test_successful_episode_becomes_an_sft_example_with_final_answer() -> None:
+    document = json.loads(json.dumps(episode_document("Abfahrten ab Düsseldorf Flughafen: RE8.")))
+    assert document["outcomes"] == {"success": 1}
+    (example,) = episode_examples(SUITE, document, REPLICA)
+    assert schema_errors("sft", example) == []
+    roles = [m["role"] for m in example["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert example["messages"][-1]["content"] == "Abfahrten ab Düsseldorf Flughafen: RE8."
+    failed = json.loads(json.dumps(episode_document("Es fahren 4711 Züge.")))
+    assert list(episode_examples(SUITE, failed, REPLICA)) == []
+
+
+def test_rl_prompts_are_valid() -> None:
+    prompts = list(rl_prompts(SUITE))
+    assert len(prompts) == len(SUITE.tasks)
+    assert all(schema_errors("rl", p) == [] for p in prompts)
+    assert load_schema("rl")["title"].startswith("tooleval RL prompt")
+
+
+def test_env_rewards_success_and_failure() -> None:
+    env = InfraNodeEnv()
+    obs = env.reset("not_covered-001")
+    assert obs.messages[1]["content"] == obs.question and len(obs.tools) == 12
+    step = env.step(ToolCall("get_city_data", {"slug": "rostock", "resource": "tree-cadastre"}))
+    assert (step.done, step.reward) == (False, 0.0) and "not_covered" in step.observation
+    final = env.step("Dafür liegen leider keine Daten vor.")
+    assert (final.done, final.reward, final.info["outcome"]) == (True, 1.0, "success")
+    env.reset("not_covered-001")
+    wrong = env.step("In Rostock stehen 52.000 Bäume.")
+    assert (wrong.done, wrong.reward, wrong.info["outcome"]) == (True, 0.0, "no_call")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("noch etwas")
+
+
+def test_export_command_writes_valid_jsonl(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    export_command.register(parser.add_subparsers())
+    for kind in ("sft", "rl"):
+        output = tmp_path / f"{kind}.jsonl"
+        args = parser.parse_args(["export", "--format", kind, "--output", str(output)])
+        assert args.func(args) == 0
+        lines = output.read_text(encoding="utf-8").splitlines()
+        assert len(lines) == len(SUITE.tasks)
+        assert all(schema_errors(kind, json.loads(line)) == [] for line in lines)
+
+
+def test_export_command_rejects_a_foreign_file(tmp_path: Path) -> None:
+    bogus = tmp_path / "results.json"
+    bogus.write_text('{"format": "tooleval-results/1"}', encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    export_command.register(parser.add_subparsers())
+    args = parser.parse_args(
+        ["export", "--format", "sft", "--episodes", str(bogus), "--output", str(tmp_path / "x")]
+    )
+    assert args.func(args) == 2
+    assert not (tmp_path / "x").exists()
+
+
+def test_rl_example_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "rl_loop.py"), "--episodes", "4"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "two_step-001" in result.stdout and "reward=1.0" in result.stdout
+    assert "mean reward" in result.stdout
+
+
+def test_env_accepts_a_text_call_and_shows_its_result() -> None:
+    env = InfraNodeEnv()
+    env.reset("slug_resolution-002")
+    step = env.step('{"name": "weather", "arguments": {"slug": "muenchen"}}')
+    assert not step.done and step.observation.startswith("Ergebnis von weather: {")
