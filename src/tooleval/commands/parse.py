@@ -1,0 +1,119 @@
+"""``tooleval parse [FILE]``: run the tool-call parser on raw model outputs.
+
+Without FILE, stdin is read as one model output. With FILE, each JSONL line is
+``{"id": ..., "text": ..., "tool_calls": [{"name": ..., "arguments": ...}]}`` (``tool_calls``
+optional: native calls, preferred over the text when present). One JSON line is printed per
+input: ``{"id", "calls", "reason", "extractor"}``. A malformed line stops the run with
+``FILE:LINE: message`` on stderr and exit code 2; lines printed before it stay printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tooleval.jsonl import JsonlError, iter_jsonl
+from tooleval.parsing import parse_response, parse_text
+from tooleval.records import NativeToolCall, ParseResult
+
+EXIT_BAD_INPUT = 2
+DESCRIPTION = """\
+Run the tool-call parser on raw model outputs.
+
+Without FILE, stdin is read as one model output. With FILE, each JSONL line is
+  {"id": ..., "text": ..., "tool_calls": [{"name": ..., "arguments": ...}]}
+where tool_calls (native calls, preferred over the text) is optional.
+
+Prints one JSON line per input: {"id", "calls", "reason", "extractor"}.
+A malformed line stops the run with FILE:LINE: message on stderr and exit
+code 2; lines printed before it stay printed."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "parse",
+        help="parse raw model outputs into tool calls",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="JSONL file of {id, text[, tool_calls]} lines; without it, stdin is one output",
+    )
+    parser.set_defaults(func=run)
+
+
+def result_json(item_id: Any, result: ParseResult) -> dict[str, Any]:
+    """The printed form of one parse result."""
+    return {
+        "id": item_id,
+        "calls": [call.to_json() for call in result.calls],
+        "reason": result.reason,
+        "extractor": result.extractor,
+    }
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    try:
+        line = json.dumps(obj, ensure_ascii=False)
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from the model: keep them as escapes
+        line = json.dumps(obj)
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _native_call(raw: Any) -> NativeToolCall:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise ValueError("each of 'tool_calls' must be an object with a string 'name'")
+    arguments = raw.get("arguments", "")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return NativeToolCall(name=raw["name"], arguments=arguments)
+
+
+def parse_record(record: dict[str, Any]) -> ParseResult:
+    """Parse one input line; raises ``ValueError`` naming the bad field."""
+    text = record.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ValueError("'text' must be a string or null")
+    raw_calls = record.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise ValueError("'tool_calls' must be a list")
+    return parse_response(text, tuple(_native_call(raw) for raw in raw_calls))
+
+
+def _run_file(path: str) -> int:
+    try:
+        for number, record in iter_jsonl(path):
+            try:
+                result = parse_record(record)
+            except ValueError as error:
+                raise JsonlError(path, number, str(error)) from None
+            _emit(result_json(record.get("id"), result))
+    except JsonlError as error:
+        print(f"tooleval parse: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"tooleval parse: cannot read {path}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+def _read_stdin() -> str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        data: bytes = buffer.read()
+        return data.decode("utf-8", errors="replace")
+    return sys.stdin.read()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.file is None:
+        _emit(result_json(None, parse_text(_read_stdin())))
+        return 0
+    return _run_file(args.file)

@@ -1,0 +1,206 @@
+"""Property tests: the parser never raises, always returns a well-formed result, and reads
+back any call it is given in a supported shape. Adversarial inputs are capped and linear, so
+hypothesis' own deadline is the only time bound checked."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tooleval.parsing import (
+    EXTRACTOR_NAMES,
+    MAX_TEXT_CHARS,
+    REASONS,
+    parse_native,
+    parse_text,
+)
+from tooleval.records import NativeToolCall, ParseResult, ToolCall
+
+FUZZ = settings(max_examples=150, deadline=timedelta(seconds=2))
+BIG = settings(
+    max_examples=25,
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# Any code point, lone surrogates included.
+any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=400)
+
+TOKENS = (
+    "{", "}", "[", "]", '"', "\\", ":", ",", " ", "\n", "x", "1", "-", "e309", "NaN",
+    "Infinity", "null", "true", '"name"', '"arguments"', '"parameters"', '"weather"',
+    '"tool_calls"', '"function"', '"\\ud800"', "<tool_call>", "</tool_call>", "```",
+    "```json\n", "<think>", "</think>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>", "München",
+    "to=functions.a", "<|message|>", "<|constrain|>", "function",
+    "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+)  # fmt: skip
+json_like_text = st.lists(st.sampled_from(TOKENS), max_size=80).map("".join)
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec=None, exclude_categories=()), max_size=20)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+arguments = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
+tool_names = st.from_regex(r"[a-z][a-z0-9_]{0,20}", fullmatch=True)
+
+
+WRAPPERS = (
+    "Hier ist der Aufruf: {}\nFertig.",
+    "```json\n{}\n```",
+    "<tool_call>{}</tool_call>",
+    "<think>Ich überlege.</think>\n{}",
+    "[TOOL_CALLS]{}</s>",
+    "<|python_tag|>{}<|eom_id|>",
+)
+
+
+def assert_well_formed(result: ParseResult) -> None:
+    assert isinstance(result, ParseResult)
+    assert result.reason != "internal_error"
+    if result.calls:
+        assert result.reason is None
+        assert result.extractor in EXTRACTOR_NAMES
+        for call in result.calls:
+            assert isinstance(call, ToolCall)
+            assert isinstance(call.name, str) and call.name.strip()
+            assert isinstance(call.arguments, dict)
+        json.dumps([call.to_json() for call in result.calls], allow_nan=False)
+    else:
+        assert result.reason in REASONS
+        assert result.extractor is None
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Equality that treats -0.0/0.0 and int/float like JSON does after a round trip."""
+    return bool(json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True))
+
+
+@FUZZ
+@given(any_text)
+@example('\ud800{"name": "a"}\udfff')
+@example('{"name": "a", "arguments": {"a": 1, "a": 2}}')
+def test_arbitrary_text_never_raises(text: str) -> None:
+    assert_well_formed(parse_text(text))
+
+
+@FUZZ
+@given(json_like_text)
+def test_json_like_token_soup_never_raises(text: str) -> None:
+    assert_well_formed(parse_text(text))
+
+
+@FUZZ
+@given(tool_names, arguments, st.sampled_from(["arguments", "parameters", "args"]))
+def test_bare_call_round_trips(name: str, args: dict[str, Any], key: str) -> None:
+    result = parse_text(json.dumps({"name": name, key: args}))
+    assert result.extractor == "json_object"
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+@FUZZ
+@given(
+    tool_names,
+    arguments,
+    st.sampled_from(WRAPPERS),
+    st.booleans(),
+)
+def test_wrapped_call_round_trips(
+    name: str, args: dict[str, Any], wrapper: str, ascii_only: bool
+) -> None:
+    inner = json.dumps({"name": name, "arguments": json.dumps(args)}, ensure_ascii=ascii_only)
+    result = parse_text(wrapper.replace("{}", inner))
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+HEADER_FORMATS = (
+    "[TOOL_CALLS]{name}[ARGS]{args}",
+    "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>",
+    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>",
+    "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>",
+)
+
+
+@FUZZ
+@given(tool_names, arguments, st.sampled_from(HEADER_FORMATS))
+def test_name_in_header_round_trips(name: str, args: dict[str, Any], template: str) -> None:
+    text = template.replace("{name}", name).replace("{args}", json.dumps(args))
+    result = parse_text(text)
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+@FUZZ
+@given(tool_names, st.text(st.characters(codec=None, exclude_categories=()), max_size=200))
+def test_native_never_raises(name: str, raw_arguments: str) -> None:
+    result = parse_native((NativeToolCall(name, raw_arguments),))
+    assert_well_formed(result)
+    if result.ok:
+        assert result.extractor == "native"
+
+
+@BIG
+@given(st.sampled_from((*TOKENS, "a", "{}", '{"', '"{', "```{")), st.integers(1, 40_000))
+def test_repeated_pieces_stay_bounded(piece: str, times: int) -> None:
+    assert_well_formed(parse_text(piece * times))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000,
+        "{" * 100_000,
+        '{"a":' * 50_000,
+        '{"name": "a", "arguments": ' + "[" * 100_000,
+        '{"name": "a", "arguments": "' + "[" * 50_000 + '"}',
+        '{"name": "a", "arguments": {"x": "' + "y" * 1_000_000 + '"}}',
+        '"' + "\\" * 100_001,
+        "<think>" + "x" * (2 * MAX_TEXT_CHARS),
+    ],
+    ids=[
+        "brackets",
+        "braces",
+        "keys",
+        "deep-args",
+        "deep-args-string",
+        "huge-string",
+        "backslashes",
+        "long-think",
+    ],
+)
+def test_pathological_inputs(text: str) -> None:
+    result = parse_text(text)
+    assert_well_formed(result)
+    assert not result.ok
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e309", "-1e400"])
+def test_non_finite_numbers_are_refused(literal: str) -> None:
+    text = '{"name": "a", "arguments": {"x": ' + literal + "}}"
+    assert parse_text(text).reason == "invalid_json"
+    native = parse_native((NativeToolCall("a", '{"x": ' + literal + "}"),))
+    assert native.reason == "invalid_arguments_json"
+
+
+def test_large_finite_numbers_are_kept() -> None:
+    result = parse_text('{"name": "a", "arguments": {"x": 1e308, "n": 123456789012345678901}}')
+    assert result.first is not None
+    assert math.isfinite(result.first.arguments["x"])
+    assert result.first.arguments["n"] == 123456789012345678901
