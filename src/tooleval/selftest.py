@@ -27,14 +27,14 @@ class Check:
 
 
 def check_prompts(suite: Suite) -> Iterator[Check]:
-    prefixes = set()
+    prefixes: set[str] = set()
     for task in suite.tasks:
         system, user = build_messages(task.question, suite.tools)
-        prefixes.add(system.content)
+        prefixes.add(system.content or "")
         if task.question != user.content or not system.content:
             yield Check(f"prompt:{task.id}", False, "user message is not the question")
-    names = {t.name for t in suite.tools}
-    missing = [n for n in names if f'"name":"{n}"' not in next(iter(prefixes), "")]
+    prefix = next(iter(prefixes), "")
+    missing = sorted(t.name for t in suite.tools if f'"name":"{t.name}"' not in prefix)
     yield Check("prompts:shared-prefix", len(prefixes) == 1, f"{len(prefixes)} system prompts")
     yield Check("prompts:all-tools-rendered", not missing, f"missing: {missing}")
 

@@ -109,7 +109,9 @@ class Generator:
         return tasks
 
     def _verified(self, category: str, candidates: Iterator[Candidate]) -> list[Task]:
-        wanted, tasks, seen = self.config.count(category), [], set()
+        wanted = self.config.count(category)
+        tasks: list[Task] = []
+        seen: set[tuple[str, str, str]] = set()
         for candidate in candidates:
             if len(tasks) >= wanted:
                 break
