@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
+_TEMP_PREFIX = ".{name}."
+_TEMP_SUFFIX = ".tmp"
+
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``.
+
+    Temporary files left by an earlier write to ``path`` that was killed before its rename
+    are removed after a successful write.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    prefix = _TEMP_PREFIX.format(name=target.name)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=_TEMP_SUFFIX, dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -23,3 +32,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    remove_stale_temps(target)
+
+
+def remove_stale_temps(target: Path) -> None:
+    """Delete ``target``'s leftover temporary files (``.NAME.XXXXXXXX.tmp``, mkstemp's names)."""
+    pattern = re.compile(re.escape(_TEMP_PREFIX.format(name=target.name)) + r"[a-z0-9_]{8}\.tmp")
+    for stale in target.parent.iterdir():
+        if pattern.fullmatch(stale.name):
+            with contextlib.suppress(OSError):
+                stale.unlink()

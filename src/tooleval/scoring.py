@@ -32,11 +32,17 @@ def normalise_value(name: str, value: Any) -> Any:
     if isinstance(value, list):
         items = [normalise_value(name, item) for item in value]
         if name in UNORDERED_ARGUMENTS:
-            return ("unordered", sorted(map(repr, items)))
+            return ("unordered", sorted(items, key=repr))
         return ("list", items)
     if isinstance(value, dict):
-        return ("dict", sorted((k, repr(normalise_value(k, v))) for k, v in value.items()))
+        # Sorted by key only: nesting repr() strings would double every backslash per level,
+        # making deeply nested (hostile) arguments exponential in time and memory.
+        return ("dict", sorted(((k, normalise_value(k, v)) for k, v in value.items()), key=_key))
     return value
+
+
+def _key(pair: tuple[str, Any]) -> str:
+    return pair[0]
 
 
 def _value_matches(name: str, value: Any, accepted: tuple[Any, ...]) -> bool:

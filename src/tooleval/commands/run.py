@@ -6,13 +6,15 @@ With no flags it runs the full InfraNode suite on the embedded local model, offl
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tooleval.providers._shared import parse_reasoning
 from tooleval.runner import ResumeError, RunConfig, default_output, run_suite
 from tooleval.runner.records import ItemRecord
 from tooleval.suites import SUITE_NAMES
@@ -38,8 +40,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--rpm", type=float, default=None, help="max calls per minute, all workers")
     p.add_argument("--resume", action="store_true", help="keep answered items, ask the rest")
     p.add_argument("--fresh", action="store_true", help="start over; keep old journal as .bak")
-    p.add_argument("--stop-after-errors", type=int, default=None, metavar="N")
-    p.add_argument("--max-requests", type=int, default=None, metavar="N")
+    p.add_argument(
+        "--stop-after-errors",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop after N items failed with provider errors (requests in flight still finish)",
+    )
+    p.add_argument(
+        "--max-requests",
+        type=int,
+        default=None,
+        metavar="N",
+        help="send at most N HTTP requests, retries included, then stop",
+    )
     p.add_argument("--limit", type=int, default=None, metavar="N", help="first N tasks only")
     p.add_argument("--repeats", type=int, default=1, metavar="K")
     p.add_argument("--max-tokens", type=int, default=160)
@@ -53,13 +67,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run)
 
 
+def bad_flag(message: str) -> NoReturn:
+    """Exit with code 2 (bad input) and one line on stderr."""
+    print(f"tooleval run: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     for flag in ("concurrency", "repeats", "max_tokens"):
         if getattr(args, flag) < 1:
-            raise SystemExit(f"tooleval run: --{flag.replace('_', '-')} must be at least 1")
+            bad_flag(f"--{flag.replace('_', '-')} must be at least 1")
     model = args.model or (LOCAL_MODEL if args.backend in ("local", "fake") else None)
     if model is None:
-        raise SystemExit(f"tooleval run: --model is required for --backend {args.backend}")
+        bad_flag(f"--model is required for --backend {args.backend}")
+    try:
+        parse_reasoning(args.reasoning)
+    except ValueError as exc:
+        bad_flag(f"--{exc}")
     return RunConfig(
         suite=args.suite,
         backend=args.backend,
@@ -162,6 +186,12 @@ def run(args: argparse.Namespace) -> int:
             document = run_suite(config, provider, on_record=on_record, on_plan=on_plan)
         except ResumeError as exc:
             console.print(f"[red]tooleval run:[/] {exc}")
+            return 2
+        except OSError as exc:
+            console.print(
+                f"[red]tooleval run:[/] cannot write the results: {exc}; answers already "
+                "written are in the journal: fix this, then rerun with --resume"
+            )
             return 2
         except KeyboardInterrupt:
             console.print(

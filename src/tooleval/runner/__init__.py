@@ -15,6 +15,7 @@ from tooleval.runner.execute import Executor
 from tooleval.runner.journal import (
     Journal,
     JournalError,
+    holds_nothing,
     journal_path,
     read_journal,
     trim_torn_tail,
@@ -61,6 +62,8 @@ def previous_records(
 ) -> tuple[dict[tuple[str, int], ItemRecord], bool]:
     """Answered records of an earlier run to keep, and whether the journal can be appended."""
     jpath = journal_path(output)
+    if jpath.exists() and holds_nothing(jpath):
+        jpath.unlink()  # killed while writing its header: there is nothing to keep
     if jpath.exists() and config.fresh:
         jpath.replace(jpath.with_name(jpath.name + ".bak"))
     elif jpath.exists() and not config.resume:
@@ -79,7 +82,10 @@ def previous_records(
         trim_torn_tail(jpath)
         return {r.key: r for r in records if r.answered}, True
     if output.exists():
-        document = load_results(output)
+        try:
+            document = load_results(output)
+        except ValueError as exc:
+            raise ResumeError(f"cannot resume: {exc}") from None
         items = [item_from_json(i) for i in document.get("items", [])]
         return {r.key: r for r in items if r.answered}, False
     return {}, False

@@ -29,6 +29,7 @@ class RunState:
     requests: int = 0
     failures: int = 0
     stop_reason: str | None = None
+    error: Exception | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
 
@@ -37,6 +38,13 @@ class RunState:
             if self.stop_reason is None:
                 self.stop_reason = reason
         self.stop.set()
+
+    def fail(self, error: Exception) -> None:
+        """A worker hit an unexpected error (e.g. the journal cannot be written): stop all."""
+        with self.lock:
+            if self.error is None:
+                self.error = error
+        self.halt(f"failed: {type(error).__name__}: {error}")
 
     def take_request_slot(self, cap: int | None) -> bool:
         with self.lock:
@@ -60,22 +68,29 @@ class Executor:
         tools: tuple[ToolSpec, ...],
         config: RunConfig,
         on_record: Callable[[ItemRecord], None],
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], object] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
         self.config = config
         self.on_record = on_record
-        self.sleep = sleep
         self.limiter = RateLimiter(config.rpm)
         self.state = RunState()
+        # Backoff waits end early when the run stops (Ctrl-C, error cap), not after minutes.
+        self.sleep = sleep or self.state.stop.wait
 
     def run(self, items: Sequence[WorkItem]) -> str | None:
-        """Answer ``items``; returns why the run stopped early, or None."""
+        """Answer ``items``; returns why the run stopped early, or None.
+
+        An unexpected error in a worker (say, a full disk under the journal) stops the run and
+        is raised here, in the calling thread, once every worker has finished.
+        """
         if isinstance(self.provider, BatchProvider) and self.config.rpm is None:
             self._run_batched(items)
         else:
             self._run_threaded(items)
+        if self.state.error is not None:
+            raise self.state.error
         return self.state.stop_reason
 
     def _finish(self, record: ItemRecord) -> None:
@@ -111,9 +126,12 @@ class Executor:
             item = work.get()
             if item is None:
                 return
-            record = self.ask(*item)
-            if record is not None:
-                self._finish(record)
+            try:
+                record = self.ask(*item)
+                if record is not None:
+                    self._finish(record)
+            except Exception as error:
+                self.state.fail(error)
 
     def _run_threaded(self, items: Sequence[WorkItem]) -> None:
         work: queue.SimpleQueue[WorkItem | None] = queue.SimpleQueue()

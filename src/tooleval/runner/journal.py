@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from tooleval.runner.records import ItemRecord, item_from_json
+from tooleval.runner.records import ItemRecord, item_from_json, json_text
 
 
 class JournalError(ValueError):
@@ -25,20 +25,35 @@ def journal_path(output: Path) -> Path:
 
 
 class Journal:
-    """Thread-safe appender: one JSON line per record, flushed and fsynced."""
+    """Thread-safe appender: one JSON line per record, flushed and fsynced.
+
+    After a failed write (a full disk) every further append fails too, so a torn line can
+    only ever be the last one, which resume ignores.
+    """
 
     def __init__(self, path: Path, header: dict[str, Any], *, append: bool) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._failed: OSError | None = None
         self._handle: IO[str] = path.open("a" if append else "w", encoding="utf-8")
         if not append:
-            self._write({"type": "header", **header})
+            try:
+                self._write({"type": "header", **header})
+            except OSError:
+                self.close()
+                raise
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        if self._failed is not None:
+            raise self._failed
+        try:
+            self._handle.write(json_text(obj) + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as error:
+            self._failed = error
+            raise
 
     def append(self, record: ItemRecord) -> None:
         with self._lock:
@@ -46,7 +61,11 @@ class Journal:
 
     def close(self) -> None:
         with self._lock:
-            self._handle.close()
+            try:
+                self._handle.close()
+            except OSError:
+                if self._failed is None:
+                    raise  # a failed write was already reported; closing cannot add to it
 
 
 def read_journal(path: Path) -> tuple[dict[str, Any], list[ItemRecord]]:
@@ -71,6 +90,11 @@ def read_journal(path: Path) -> tuple[dict[str, Any], list[ItemRecord]]:
     if header is None:
         raise JournalError(f"{path}:1: journal has no header line")
     return header, list(records.values())
+
+
+def holds_nothing(path: Path) -> bool:
+    """Whether the journal has no complete line (killed before its header was written)."""
+    return b"\n" not in path.read_bytes()
 
 
 def trim_torn_tail(path: Path) -> None:

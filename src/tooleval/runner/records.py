@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -9,6 +11,18 @@ from typing import Any, Literal
 from tooleval.records import ItemScore, NativeToolCall, ParseResult, ToolCall, Usage
 
 Mode = Literal["prompt", "native"]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(obj: Any, indent: int | None = None) -> str:
+    """Readable JSON (non-ASCII kept) that always encodes as UTF-8.
+
+    Model output may hold lone surrogates (a server's ``"\\ud800"`` escape decodes to one);
+    they stay ``\\uXXXX`` escapes, which read back to the same string.
+    """
+    text = json.dumps(obj, ensure_ascii=False, indent=indent)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 from tooleval.fileio import write_text_atomic
 from tooleval.metrics import aggregate
 from tooleval.records import ItemScore, Task
-from tooleval.runner.records import ItemRecord, RunConfig
+from tooleval.runner.records import ItemRecord, RunConfig, json_text
 from tooleval.suites import Suite
 
 RESULTS_FORMAT = "tooleval-results/1"
@@ -103,7 +103,7 @@ def now_iso() -> str:
 
 
 def write_results(path: Path, document: dict[str, Any]) -> None:
-    write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    write_text_atomic(path, json_text(document, indent=1) + "\n")
 
 
 def load_results(path: Path) -> dict[str, Any]:
