@@ -212,3 +212,35 @@ def test_backoff_prefers_retry_after_and_grows_otherwise() -> None:
     delays = [backoff_delay(n, None, base=1.0, cap=60.0) for n in (1, 2, 3, 4)]
     assert 0.5 <= delays[0] <= 1.0 and 4.0 <= delays[3] <= 8.0
     assert backoff_delay(20, None, cap=10.0) <= 10.0
+
+
+def test_exec_match_reports_executable_but_not_canonical_calls(tmp_path: Path) -> None:
+    from tooleval.suites import load_suite
+
+    suite = load_suite("infranode")
+    slug_tasks = [t for t in suite.tasks if t.category == "slug_resolution"][:3]
+    names = {t.question: t for t in slug_tasks}
+    sub = Suite(
+        suite.name,
+        suite.version,
+        suite.tools,
+        tuple(slug_tasks),
+        suite.categories,
+        suite.exec_match,
+    )
+
+    def german_name(question: str, _: int) -> GenerationResponse:
+        task = names[question]
+        slug = task.gold.arguments["slug"]
+        spoken = {"muenchen": "München", "koeln": "Köln"}.get(slug, slug.upper())
+        call = {"name": task.gold.name, "arguments": {"slug": spoken}}
+        return GenerationResponse(json.dumps(call, ensure_ascii=False))
+
+    doc = run_suite(config(tmp_path), ScriptedProvider(german_name), suite=sub)
+    assert doc["metrics"]["call_match"] == 0.0
+    assert [i["exec_match"] for i in doc["items"]] == [1, 1, 1]
+    assert doc["exec_match"] == {
+        "exec_match": 1.0,
+        "call_match": 0.0,
+        "executable_not_canonical": 1.0,
+    }

@@ -9,12 +9,12 @@ episodes: threads or lockstep batches, pacing, retries), ``results`` (the result
 
 from __future__ import annotations
 
-from tooleval.episodes.execmatch import exec_match
 from tooleval.episodes.loop import Episode
 from tooleval.episodes.records import OUTCOMES, EpisodeConfig, EpisodeRecord, EpisodeScore
 from tooleval.episodes.results import EPISODES_FORMAT, build_document
 from tooleval.episodes.runner import run_episodes
 from tooleval.episodes.scoring import score_episode
+from tooleval.suites.infranode.execmatch import exec_match
 
 __all__ = [
     "EPISODES_FORMAT",

@@ -20,11 +20,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tooleval.episodes.execmatch import same_answer
 from tooleval.episodes.grounding import check_answer, evidence
 from tooleval.episodes.records import EpisodeScore, ExecutedCall
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.api import ApiResponse, resolve_slug
+from tooleval.suites.infranode.execmatch import same_answer
 
 BOARD_TOOLS = frozenset({"station_board_departures", "station_board_arrivals"})
 CALL_BUDGET = {"two_step": 2, "not_covered": 2}

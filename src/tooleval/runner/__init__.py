@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,13 @@ def previous_records(
     return {}, False
 
 
+def with_exec_match(record: ItemRecord, task: Task, suite: Suite) -> ItemRecord:
+    """Add executable equivalence to an answered record when the suite can execute calls."""
+    if suite.exec_match is None or not record.answered or record.parsed is None:
+        return record
+    return replace(record, exec_match=suite.exec_match(task, record.parsed.first))
+
+
 def run_suite(
     config: RunConfig,
     provider: Provider,
@@ -118,7 +126,10 @@ def run_suite(
         for record in records.values():
             journal.append(record)
 
+    by_id = {task.id: task for task in tasks}
+
     def keep(record: ItemRecord) -> None:
+        record = with_exec_match(record, by_id[record.task_id], suite)
         journal.append(record)
         records[record.key] = record
         if on_record:

@@ -85,6 +85,7 @@ class ItemRecord:
     usage: Usage = field(default_factory=Usage)
     attempts: int = 1
     finish_reason: str | None = None
+    exec_match: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -109,6 +110,7 @@ class ItemRecord:
             "usage": asdict(self.usage),
             "attempts": self.attempts,
             "finish_reason": self.finish_reason,
+            "exec_match": self.exec_match,
         }
 
 
@@ -143,4 +145,5 @@ def item_from_json(data: dict[str, Any]) -> ItemRecord:
         usage=Usage(**(data.get("usage") or {})),
         attempts=int(data.get("attempts") or 1),
         finish_reason=data.get("finish_reason"),
+        exec_match=data.get("exec_match"),
     )

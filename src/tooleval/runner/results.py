@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,22 @@ def pass_hat_k(tasks: Sequence[Task], records: dict[tuple[str, int], ItemRecord]
     return passed / len(tasks) if tasks else 0.0
 
 
+def exec_match_rates(records: Iterable[ItemRecord]) -> dict[str, float | None] | None:
+    """Executable equivalence over answered items, beside the share that was exact."""
+    rows = [r for r in records if r.answered and r.exec_match is not None]
+    if not rows:
+        return None
+    exact = [r.score.call_match for r in rows if r.score is not None]
+    return {
+        "exec_match": sum(r.exec_match or 0 for r in rows) / len(rows),
+        "call_match": sum(exact) / len(rows),
+        "executable_not_canonical": sum(
+            1 for r in rows if r.exec_match and r.score is not None and not r.score.call_match
+        )
+        / len(rows),
+    }
+
+
 def build_results(
     config: RunConfig,
     suite: Suite,
@@ -88,6 +104,7 @@ def build_results(
         "errors_by_class": dict(sorted(errors.items())),
         "metrics": compute_metrics(tasks, records, config.repeats, suite.categories, False),
         "metrics_answered": compute_metrics(tasks, records, config.repeats, suite.categories, True),
+        "exec_match": exec_match_rates(records.values()),
         "items": [records[key].to_json() for key in planned if key in records],
     }
     if config.repeats > 1:

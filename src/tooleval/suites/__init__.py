@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.records import Task, ToolSpec
+from tooleval.records import Task, ToolCall, ToolSpec
+
+ExecMatch = Callable[[Task, ToolCall | None], int]
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A named, versioned set of tools and tasks with its category list (in report order)."""
+    """A named, versioned set of tools and tasks with its category list (in report order).
+
+    ``exec_match``, where a suite can execute calls, tells whether a call gets the gold call's
+    answer from the API even when it is not canonical (reported apart from ``call_match``).
+    """
 
     name: str
     version: str
     tools: tuple[ToolSpec, ...]
     tasks: tuple[Task, ...]
     categories: tuple[str, ...]
+    exec_match: ExecMatch | None = field(default=None, compare=False)
 
     @property
     def tools_hash(self) -> str:

@@ -9,7 +9,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from tooleval.records import Task, ToolSpec
+from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.suites import Suite, tool_specs_from_json
 from tooleval.tasks import iter_jsonl_text, task_from_json
 
@@ -56,5 +56,15 @@ def load_tasks() -> tuple[Task, ...]:
     return tuple(task_from_json(row, f"{TASKS_FILE}:{line}") for line, row in rows)
 
 
+def replica_exec_match(task: Task, call: ToolCall | None) -> int:
+    """``exec_match`` against the in-process replica (offline, reproducible)."""
+    from tooleval.suites.infranode.client import make_transport
+    from tooleval.suites.infranode.execmatch import exec_match
+
+    return exec_match(task, call, make_transport(None))
+
+
 def load_suite() -> Suite:
-    return Suite(SUITE_NAME, SUITE_VERSION, load_tools(), load_tasks(), CATEGORIES)
+    return Suite(
+        SUITE_NAME, SUITE_VERSION, load_tools(), load_tasks(), CATEGORIES, replica_exec_match
+    )
