@@ -20,6 +20,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "episodes",
     "mcp",
     "export",
+    "lm_eval_path",
+    "lm_eval_import",
 )
 
 

@@ -26,6 +26,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
+            os.fchmod(handle.fileno(), _default_mode())
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
@@ -33,6 +34,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
             os.unlink(tmp)
         raise
     remove_stale_temps(target)
+
+
+def _default_mode() -> int:
+    """The mode a plain ``open(..., "w")`` would give (0666 less the umask); mkstemp uses 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def remove_stale_temps(target: Path) -> None:

@@ -1,0 +1,1 @@
+"""Integrations with other evaluation tools (lm-evaluation-harness)."""
