@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "export",
     "lm_eval_path",
     "lm_eval_import",
+    "report",
+    "measure",
 )
 
 

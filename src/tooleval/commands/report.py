@@ -1,0 +1,80 @@
+"""``tooleval report``: one table across runs, plus Markdown, JSON, HTML and PNG charts."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from tooleval.report import ReportInputError, build_report, load_runs, rich_table, write_report
+
+DEFAULT_RESULTS = Path("results")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "report", help="compare runs: table, Markdown, JSON, HTML and PNG charts"
+    )
+    p.add_argument(
+        "paths", nargs="*", type=Path, help="results files or folders (default: results/)"
+    )
+    p.add_argument("--out", type=Path, default=None, help="where to write (default: the folder)")
+    p.add_argument("--no-files", action="store_true", help="print the table only, write nothing")
+    p.add_argument("--sort", default="call_match", metavar="METRIC", help="sort runs by METRIC")
+    p.add_argument("--top", type=int, default=None, metavar="N", help="show the best N runs only")
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("A", "B"),
+        help="paired comparison of two runs (file stem or model name); repeatable",
+    )
+    p.add_argument(
+        "--skip-bad", action="store_true", help="skip malformed results files instead of failing"
+    )
+    p.set_defaults(func=run)
+
+
+def default_out(paths: list[Path]) -> Path:
+    """The first folder given, else the folder of the first file."""
+    for path in paths:
+        if path.is_dir():
+            return path
+    return paths[0].parent if paths else DEFAULT_RESULTS
+
+
+def print_table(table: Table) -> None:
+    """Print at the table's natural width: a narrow terminal wraps lines, never drops columns."""
+    natural = Console(width=1000).measure(table).maximum
+    console = Console(highlight=False)
+    if console.width < natural:
+        console = Console(highlight=False, width=natural)
+    console.print(table)
+
+
+def run(args: argparse.Namespace) -> int:
+    err = Console(stderr=True, highlight=False)
+    paths: list[Path] = args.paths or [DEFAULT_RESULTS]
+    if args.top is not None and args.top < 1:
+        err.print("[red]tooleval report:[/] --top must be at least 1")
+        return 2
+    try:
+        loaded = load_runs(paths, strict=not args.skip_bad)
+        if not loaded.runs:
+            err.print(f"[red]tooleval report:[/] no results files in {', '.join(map(str, paths))}")
+            return 2
+        report = build_report(loaded, [tuple(c) for c in args.compare], args.sort, args.top)
+    except (ReportInputError, ValueError) as exc:
+        err.print(f"[red]tooleval report:[/] {exc}")
+        return 2
+    for path, reason in loaded.skipped:
+        err.print(f"[yellow]skipped[/] {path}: {reason}")
+    print_table(rich_table(report))
+    if not args.no_files:
+        out = args.out or default_out(paths)
+        written = write_report(report, out)
+        err.print(f"wrote {', '.join(p.name for p in written)} to {out}")
+    return 0
