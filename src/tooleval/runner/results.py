@@ -97,6 +97,7 @@ def build_results(
             "tools_hash": suite.tools_hash,
             "categories": list(suite.categories),
             "n_tasks": len(tasks),
+            "planned_by_category": dict(Counter(task.category for task in tasks)),
         },
         "started_at": started_at,
         "finished_at": now_iso(),
