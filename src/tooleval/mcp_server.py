@@ -133,6 +133,7 @@ def bound_socket(port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
+    sock.listen(128)  # accept connections (queued) from the moment the URL is printed
     return sock
 
 
