@@ -88,6 +88,25 @@ def error_for_status(
     return ProviderError(ErrorClass.CLIENT_ERROR, message, status=status)
 
 
+def sdk_failure(
+    sdk: Any, exc: Exception, base_url: str, secrets: tuple[str | None, ...]
+) -> ProviderError:
+    """Map an exception of the ``openai`` or ``anthropic`` SDK (same error classes in each)."""
+    if isinstance(exc, sdk.APIStatusError):
+        headers = exc.response.headers
+        return error_for_status(
+            exc.status_code, exc.response.text, headers.get("retry-after"), secrets
+        )
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderError(ErrorClass.TIMEOUT, f"no answer from {base_url} in time")
+    if isinstance(exc, sdk.APIConnectionError):
+        detail = redact(str(exc.__cause__ or exc), secrets)
+        return ProviderError(ErrorClass.CONNECTION, f"{base_url}: {detail}")
+    if isinstance(exc, UnicodeDecodeError):
+        return invalid_body(f"not UTF-8 ({exc.reason})")
+    raise exc
+
+
 def invalid_body(detail: str) -> ProviderError:
     return ProviderError(ErrorClass.INVALID_BODY, f"invalid response body: {detail}")
 

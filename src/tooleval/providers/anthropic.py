@@ -14,12 +14,11 @@ import anthropic
 
 from tooleval.providers._shared import (
     dump_args,
-    error_for_status,
     invalid_body,
     load_args,
     load_body,
     parse_reasoning,
-    redact,
+    sdk_failure,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import PRESETS, key_for
@@ -230,22 +229,9 @@ class AnthropicProvider:
         return parse_anthropic_body(load_body(self._send(body)))
 
     def _send(self, body: Mapping[str, Any]) -> str:
-        failure: ProviderError | None = None
         try:
             raw = self._client.messages.with_raw_response.create(**body)
             return str(raw.http_response.text)
-        except anthropic.APIStatusError as exc:
-            failure = error_for_status(
-                exc.status_code,
-                exc.response.text,
-                exc.response.headers.get("retry-after"),
-                self._secrets,
-            )
-        except anthropic.APITimeoutError:
-            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
-        except anthropic.APIConnectionError as exc:
-            detail = redact(str(exc.__cause__ or exc), self._secrets)
-            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
-        except UnicodeDecodeError as exc:
-            failure = invalid_body(f"not UTF-8 ({exc.reason})")
-        raise failure
+        except (anthropic.APIError, UnicodeDecodeError) as exc:
+            failure = sdk_failure(anthropic, exc, self.base_url, self._secrets)
+        raise failure  # outside the except block: no SDK exception chained to it

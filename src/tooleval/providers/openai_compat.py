@@ -19,7 +19,7 @@ from tooleval.providers._shared import (
     invalid_body,
     load_body,
     parse_reasoning,
-    redact,
+    sdk_failure,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import Preset, get_preset, key_for, preset_url, require_key
@@ -272,24 +272,11 @@ class OpenAICompatProvider:
 
     def _send(self, body: Mapping[str, Any]) -> str:
         known, extra = _split_for_sdk(body)
-        failure: ProviderError | None = None
         try:
             raw = self._client.chat.completions.with_raw_response.create(
                 **known, extra_body=extra or None, extra_headers=self._headers
             )
             return str(raw.http_response.text)
-        except openai.APIStatusError as exc:
-            failure = error_for_status(
-                exc.status_code,
-                exc.response.text,
-                exc.response.headers.get("retry-after"),
-                self._secrets,
-            )
-        except openai.APITimeoutError:
-            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
-        except openai.APIConnectionError as exc:
-            detail = redact(str(exc.__cause__ or exc), self._secrets)
-            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
-        except UnicodeDecodeError as exc:
-            failure = invalid_body(f"not UTF-8 ({exc.reason})")
-        raise failure
+        except (openai.APIError, UnicodeDecodeError) as exc:
+            failure = sdk_failure(openai, exc, self.base_url, self._secrets)
+        raise failure  # outside the except block: no SDK exception chained to it
