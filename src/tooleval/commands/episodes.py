@@ -17,12 +17,11 @@ from rich.table import Table
 
 from tooleval.episodes import EpisodeConfig, build_document, run_episodes
 from tooleval.episodes.records import EpisodeRecord
+from tooleval.providers.registry import LOCAL_MODEL
 from tooleval.records import Task
 from tooleval.runner.results import now_iso, write_results
 from tooleval.suites.infranode import CATEGORIES, load_suite
 from tooleval.suites.infranode.client import make_transport
-
-LOCAL_MODEL = "smollm2-135m-instruct"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--model", default=None, help="model name (local: a GGUF path or default)")
     p.add_argument("--base-url", default=None, help="model API base URL (overrides the preset)")
     p.add_argument("--preset", default=None, help="openai-compatible preset, e.g. hf, deepseek")
+    p.add_argument(
+        "--api-key-env", default=None, metavar="VAR", help="variable holding the key (see run)"
+    )
     p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
     p.add_argument("--api-base-url", default=None, help="InfraNode API URL (default: replica)")
     p.add_argument("--max-rounds", type=int, default=4, metavar="N", help="model turns per task")
@@ -90,22 +92,20 @@ def select_tasks(tasks: tuple[Task, ...], config: EpisodeConfig) -> tuple[Task, 
     return chosen[: config.limit] if config.limit else chosen
 
 
-def build_provider_for(config: EpisodeConfig, script: Path | None, tasks: tuple[Task, ...]) -> Any:
-    from tooleval.providers.registry import build_provider
+def build_provider_for(
+    config: EpisodeConfig, script: Path | None, tasks: tuple[Task, ...], api_key_env: str | None
+) -> Any:
+    from tooleval.providers.registry import build_cli_provider
 
-    options: dict[str, Any] = {}
-    if config.backend == "fake":
-        options["questions"] = {t.id: t.question for t in tasks}
-        if script is not None:
-            options["script"] = script
-    model = "" if config.backend == "local" and config.model == LOCAL_MODEL else config.model
-    return build_provider(
+    return build_cli_provider(
         config.backend,
-        model=model,
+        model=config.model,
         base_url=config.base_url,
         preset=config.preset,
         timeout_s=config.timeout_s,
-        **options,
+        script=script,
+        questions={t.id: t.question for t in tasks},
+        api_key_env=api_key_env,
     )
 
 
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     suite = load_suite()
     tasks = select_tasks(suite.tasks, config)
     try:
-        provider = build_provider_for(config, args.script, tasks)
+        provider = build_provider_for(config, args.script, tasks, args.api_key_env)
     except ValueError as exc:
         console.print(f"[red]tooleval episodes:[/] {exc}")
         return 2

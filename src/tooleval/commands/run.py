@@ -15,11 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tooleval.providers._shared import parse_reasoning
+from tooleval.providers.registry import LOCAL_MODEL
 from tooleval.runner import ResumeError, RunConfig, default_output, run_suite
 from tooleval.runner.records import ItemRecord
 from tooleval.suites import SUITE_NAMES
-
-LOCAL_MODEL = "smollm2-135m-instruct"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,26 +109,19 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 def build_provider_for(config: RunConfig, script: Path | None, api_key_env: str | None) -> Any:
-    from tooleval.providers.registry import build_provider
+    from tooleval.providers.registry import build_cli_provider
     from tooleval.suites import load_suite
 
-    options: dict[str, Any] = {}
-    if config.backend == "fake":
-        options["questions"] = {t.id: t.question for t in load_suite(config.suite).tasks}
-        if script is not None:
-            options["script"] = script
-    if api_key_env is not None:
-        options["api_key_env"] = api_key_env
-    model = config.model
-    if config.backend == "local" and model == LOCAL_MODEL:
-        model = ""
-    return build_provider(
+    questions = {t.id: t.question for t in load_suite(config.suite).tasks}
+    return build_cli_provider(
         config.backend,
-        model=model,
+        model=config.model,
         base_url=config.base_url,
         preset=config.preset,
         timeout_s=config.timeout_s,
-        **options,
+        script=script,
+        questions=questions if config.backend == "fake" else None,
+        api_key_env=api_key_env,
     )
 
 

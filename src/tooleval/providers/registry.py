@@ -4,7 +4,8 @@ its factory runs, so importing the registry pulls in no SDK and no numpy."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooleval.providers.base import Provider
@@ -94,3 +95,34 @@ def build_provider(
     if factory is None:
         raise ValueError(f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
     return factory(model, base_url, preset, timeout_s, **options)
+
+
+LOCAL_MODEL = "smollm2-135m-instruct"  # the name runs of the embedded model are filed under
+
+
+def build_cli_provider(
+    backend: str,
+    *,
+    model: str,
+    base_url: str | None,
+    preset: str | None,
+    timeout_s: float,
+    script: str | os.PathLike[str] | None = None,
+    questions: Mapping[str, str] | None = None,
+    api_key_env: str | None = None,
+) -> Provider:
+    """``build_provider`` with the command-line conventions shared by ``run`` and ``episodes``:
+    the embedded model's display name means the default model file, the fake backend gets its
+    script and the task questions (for replies keyed by task id), and ``--api-key-env``."""
+    options: dict[str, Any] = {}
+    if backend == "fake":
+        options["questions"] = dict(questions or {})
+        if script is not None:
+            options["script"] = script
+    if api_key_env is not None:
+        options["api_key_env"] = api_key_env
+    if backend == "local" and model == LOCAL_MODEL:
+        model = ""
+    return build_provider(
+        backend, model=model, base_url=base_url, preset=preset, timeout_s=timeout_s, **options
+    )
