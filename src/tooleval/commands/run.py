@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -160,19 +161,22 @@ def run(args: argparse.Namespace) -> int:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("errors {task.fields[errors]}"),
+        TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task(f"{config.model}", total=None, errors=0)
-        errors = 0
+        bar = progress.add_task(f"{config.model}", total=None, errors=0, rate="")
+        errors, answered, started = 0, 0, time.monotonic()
 
         def on_plan(total: int, done: int) -> None:
             progress.update(bar, total=total, completed=done)
 
         def on_record(record: ItemRecord) -> None:
-            nonlocal errors
+            nonlocal errors, answered
             errors += record.error_class is not None
-            progress.update(bar, advance=1, errors=errors)
+            answered += 1
+            rate = answered / max(time.monotonic() - started, 1e-9)
+            progress.update(bar, advance=1, errors=errors, rate=f"{rate:.2f} items/s")
 
         try:
             document = run_suite(config, provider, on_record=on_record, on_plan=on_plan)
