@@ -13,7 +13,7 @@ from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse, Task, ToolCall, ToolSpec
 from tooleval.runner import ResumeError, RunConfig, run_suite
 from tooleval.runner.journal import journal_path, read_journal
-from tooleval.runner.pacing import RateLimiter, backoff_delay
+from tooleval.runner.pacing import SPACING_MARGIN, RateLimiter, backoff_delay
 from tooleval.suites import Suite
 
 TOOLS = (
@@ -204,7 +204,7 @@ def test_rate_limiter_never_exceeds_rpm_in_any_window() -> None:
     for i, start in enumerate(stamps):
         in_window = [s for s in stamps[i:] if s < start + 60.0]
         assert len(in_window) <= 30
-    assert stamps[-1] == pytest.approx(99 * 2.0)  # evenly spread at 60/rpm
+    assert stamps[-1] == pytest.approx(99 * 2.0 * SPACING_MARGIN)  # evenly spread, 1 % margin
 
 
 def test_backoff_prefers_retry_after_and_grows_otherwise() -> None:

@@ -127,7 +127,7 @@ def _fmt(value: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     config = config_from_args(args)
     suite = load_suite()
     tasks = select_tasks(suite.tasks, config)

@@ -163,7 +163,7 @@ def cost_lines(cost: CostEstimate, prices: Prices) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         if args.repeats < 1 or (args.limit is not None and args.limit < 1):
             raise ValueError("--repeats and --limit must be at least 1")

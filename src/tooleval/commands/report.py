@@ -56,7 +56,7 @@ def print_table(table: Table) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     paths: list[Path] = args.paths or [DEFAULT_RESULTS]
     if args.top is not None and args.top < 1:
         err.print("[red]tooleval report:[/] --top must be at least 1")

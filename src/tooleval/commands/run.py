@@ -149,7 +149,7 @@ def fmt(value: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     config = config_from_args(args)
     try:
         provider = build_provider_for(config, args.script, args.api_key_env)

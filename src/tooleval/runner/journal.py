@@ -27,9 +27,6 @@ def journal_path(output: Path) -> Path:
 class Journal:
     """Thread-safe appender: one JSON line per record, flushed and fsynced.
 
-    ``append`` returns once its line is on disk. The fsync is a group commit: lines are
-    written under one lock, and one fsync covers every line written before it, so workers
-    that finish together wait for one or two fsyncs instead of queueing one fsync each.
     After a failed write (a full disk) every further append fails too, so a torn line can
     only ever be the last one, which resume ignores.
     """
@@ -37,10 +34,7 @@ class Journal:
     def __init__(self, path: Path, header: dict[str, Any], *, append: bool) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()  # guards writes; taken inside _sync_lock, never around it
-        self._sync_lock = threading.Lock()
-        self._written = 0  # lines written (and flushed) so far
-        self._synced = 0  # lines known to be on disk
+        self._lock = threading.Lock()
         self._failed: OSError | None = None
         self._handle: IO[str] = path.open("a" if append else "w", encoding="utf-8")
         if not append:
@@ -51,42 +45,22 @@ class Journal:
                 raise
 
     def _write(self, obj: dict[str, Any]) -> None:
-        line = json_text(obj) + "\n"
-        with self._lock:
-            if self._failed is not None:
-                raise self._failed
-            try:
-                self._handle.write(line)
-                self._handle.flush()
-            except OSError as error:
-                self._failed = error
-                raise
-            self._written += 1
-            mine = self._written
-        self._sync(mine)
-
-    def _sync(self, line: int) -> None:
-        """Return once line number ``line`` is on disk, fsyncing unless another thread did."""
-        with self._sync_lock:
-            if self._synced >= line:
-                return
-            with self._lock:
-                if self._failed is not None:
-                    raise self._failed
-                target = self._written
-            try:
-                os.fsync(self._handle.fileno())
-            except OSError as error:
-                with self._lock:
-                    self._failed = error
-                raise
-            self._synced = target
+        if self._failed is not None:
+            raise self._failed
+        try:
+            self._handle.write(json_text(obj) + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as error:
+            self._failed = error
+            raise
 
     def append(self, record: ItemRecord) -> None:
-        self._write({"type": "item", **record.to_json()})
+        with self._lock:
+            self._write({"type": "item", **record.to_json()})
 
     def close(self) -> None:
-        with self._sync_lock, self._lock:
+        with self._lock:
             try:
                 self._handle.close()
             except OSError:

@@ -56,12 +56,41 @@ def load_tasks() -> tuple[Task, ...]:
     return tuple(task_from_json(row, f"{TASKS_FILE}:{line}") for line, row in rows)
 
 
+_EXEC_CACHE: dict[str, int] = {}
+_EXEC_CACHE_MAX = 50_000
+
+
+def _exec_key(task: Task, call: ToolCall) -> str | None:
+    """Everything ``exec_match`` depends on, as one string; None when it cannot be encoded."""
+    try:
+        parts = [task.id, task.gold.name, task.gold.arguments, task.alternatives, call.name]
+        return json.dumps([*parts, call.arguments], sort_keys=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
 def replica_exec_match(task: Task, call: ToolCall | None) -> int:
-    """``exec_match`` against the in-process replica (offline, reproducible)."""
+    """``exec_match`` against the in-process replica (offline, reproducible).
+
+    The replica answers a call the same way every time (volatile members aside), so results
+    are memoised per task and call: repeats that make the same call are not executed again
+    (executing one call costs milliseconds, on the runner's request path).
+    """
     from tooleval.suites.infranode.client import make_transport
     from tooleval.suites.infranode.execmatch import exec_match
 
-    return exec_match(task, call, make_transport(None))
+    if call is None:
+        return 0
+    key = _exec_key(task, call)
+    cached = _EXEC_CACHE.get(key) if key is not None else None
+    if cached is not None:
+        return cached
+    result = exec_match(task, call, make_transport(None))
+    if key is not None:
+        if len(_EXEC_CACHE) >= _EXEC_CACHE_MAX:
+            _EXEC_CACHE.clear()
+        _EXEC_CACHE[key] = result
+    return result
 
 
 def load_suite() -> Suite:
