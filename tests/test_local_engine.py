@@ -122,6 +122,7 @@ def test_batched_equals_naive_with_shared_prefix(engine: Engine, tok: ChatTokeni
 
 def test_identical_prompts_and_stop_ids(engine: Engine, tok: ChatTokenizer) -> None:
     prompt = _prompts(tok)[0]
+    engine._last_prefix = None  # no prefix kept from earlier tests: detect it afresh
     both = engine.generate([prompt, prompt], 3, {tok.im_end_id})
     assert both.prefix_length == len(prompt) - 1
     first = both.tokens[0]
@@ -136,6 +137,18 @@ def test_max_batch_groups_give_the_same_tokens(engine: Engine, tok: ChatTokenize
     grouped = engine.generate(prompts, 2, {tok.im_end_id}, max_batch=1)
     assert grouped.tokens == whole.tokens
     assert grouped.prefix_length == whole.prefix_length
+
+
+def test_consecutive_calls_reuse_the_prefix_and_keep_outputs(
+    engine: Engine, tok: ChatTokenizer
+) -> None:
+    prompts = _prompts(tok)[:3]
+    whole = engine.generate(prompts, 2, {tok.im_end_id})
+    cached = engine._last_prefix
+    first = engine.generate(prompts[:1], 2, {tok.im_end_id})
+    rest = engine.generate(prompts[1:], 2, {tok.im_end_id})
+    assert engine._last_prefix is cached  # same shared prefix: not prefilled again
+    assert first.tokens + rest.tokens == whole.tokens
 
 
 def test_engine_rejects_bad_lengths(engine: Engine) -> None:

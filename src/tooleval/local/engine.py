@@ -49,6 +49,8 @@ class Engine:
         self.workers = max(1, workers)
         self._cos, self._sin = rope_tables(self.cfg)
         self._scale = np.float32(1.0 / np.sqrt(self.cfg.head_dim))
+        # The last prefilled prefix, reused while calls keep the same system prompt.
+        self._last_prefix: tuple[tuple[int, ...], SharedPrefix, OwnCache] | None = None
 
     @classmethod
     def load(cls, path: str | Path | None = None, workers: int | None = None) -> Engine:
@@ -140,6 +142,21 @@ class Engine:
         shared_len = len(prefix) // BLOCK * BLOCK
         shared = SharedPrefix.from_cache(full, shared_len, tuple(prefix))
         return shared, full
+
+    def prefix_for(self, prompts: Sequence[Sequence[int]]) -> tuple[int, SharedPrefix, OwnCache]:
+        """The shared prefix for ``prompts``: the last one built if every prompt extends it
+        (the runner sends a suite in chunks, so the system prompt is prefilled once), else a
+        new one over their common prefix. Where the prefix ends never changes an output."""
+        last = self._last_prefix
+        if last is not None and all(
+            len(x) > len(last[0]) and tuple(x[: len(last[0])]) == last[0] for x in prompts
+        ):
+            return len(last[0]), last[1], last[2]
+        p = min(common_prefix_length(prompts), min(len(x) for x in prompts) - 1)
+        key = tuple(prompts[0][:p])
+        shared, tail = self.build_prefix(list(key))
+        self._last_prefix = (key, shared, tail)
+        return p, shared, tail
 
     def _prefill_suffixes(
         self, prompts: Sequence[Sequence[int]], shared: SharedPrefix, tail: OwnCache
@@ -239,8 +256,7 @@ class Engine:
             return BatchResult([], [], 0)
         self._check_lengths(prompts, max_new_tokens)
         clock = time.perf_counter()
-        p = min(common_prefix_length(prompts), min(len(x) for x in prompts) - 1)
-        shared, tail = self.build_prefix(list(prompts[0][:p]))
+        p, shared, tail = self.prefix_for(prompts)
         seconds = {"prefix": time.perf_counter() - clock, "suffix": 0.0, "decode": 0.0}
         tokens: list[list[int]] = []
         reasons: list[str] = []
