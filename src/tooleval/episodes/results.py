@@ -14,6 +14,7 @@ from typing import Any
 from tooleval.episodes.records import OUTCOMES, EpisodeConfig, EpisodeRecord
 from tooleval.metrics import aggregate
 from tooleval.records import Task
+from tooleval.runner.results import suite_summary
 from tooleval.suites import Suite
 
 EPISODES_FORMAT = "tooleval-episodes/1"
@@ -59,13 +60,7 @@ def build_document(
         "format": EPISODES_FORMAT,
         "complete": len(records) == len(tasks) and not errors,
         "config": config.to_json(),
-        "suite": {
-            "name": suite.name,
-            "version": suite.version,
-            "tools_hash": suite.tools_hash,
-            "categories": list(suite.categories),
-            "n_tasks": len(tasks),
-        },
+        "suite": suite_summary(suite, tasks),
         "started_at": started_at,
         "finished_at": finished_at,
         "counts": {

@@ -73,6 +73,18 @@ def exec_match_rates(records: Iterable[ItemRecord]) -> dict[str, float | None] |
     }
 
 
+def suite_summary(suite: Suite, tasks: Sequence[Task]) -> dict[str, Any]:
+    """What a results file says about the suite it ran (also used by episode results)."""
+    return {
+        "name": suite.name,
+        "version": suite.version,
+        "tools_hash": suite.tools_hash,
+        "categories": list(suite.categories),
+        "n_tasks": len(tasks),
+        "planned_by_category": dict(Counter(task.category for task in tasks)),
+    }
+
+
 def build_results(
     config: RunConfig,
     suite: Suite,
@@ -91,14 +103,7 @@ def build_results(
         "stop_reason": stop_reason,
         "config": config.to_json(),
         "setup": config.setup_label(),
-        "suite": {
-            "name": suite.name,
-            "version": suite.version,
-            "tools_hash": suite.tools_hash,
-            "categories": list(suite.categories),
-            "n_tasks": len(tasks),
-            "planned_by_category": dict(Counter(task.category for task in tasks)),
-        },
+        "suite": suite_summary(suite, tasks),
         "started_at": started_at,
         "finished_at": now_iso(),
         "counts": {"planned": len(planned), "answered": answered, "errors": sum(errors.values())},
