@@ -18,13 +18,12 @@ import sys
 import time
 from pathlib import Path
 
+from common import write_section
+
 from tooleval.local.blas import blas_description
 from tooleval.local.engine import Engine
 from tooleval.local.tokenizer import ChatTokenizer, render_chatml
 
-ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "performance.md"
-START, END = "<!-- bench:local -->", "<!-- /bench:local -->"
 COMMAND = "uv run python bench/bench_local.py"
 
 
@@ -107,7 +106,6 @@ def render(r: dict[str, object]) -> str:
     phases = " / ".join(f"{sec[k]:.1f} s" for k in ("prefix", "suffix", "decode"))
     return "\n".join(
         [
-            START,
             "## Embedded model (local backend)",
             "",
             f"Measured {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC with `{COMMAND}`.",
@@ -135,23 +133,8 @@ def render(r: dict[str, object]) -> str:
             f"| batched == naive (sampled items) | {r['naive_same']}/{r['naive_n']} identical |",
             f"| peak RSS after the batched run | {float(str(r['rss_batch_mib'])):.0f} MiB |",
             f"| peak RSS overall | {float(str(r['rss_mib'])):.0f} MiB |",
-            "",
-            END,
         ]
     )
-
-
-def write_section(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    tmp = DOC.with_suffix(".md.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, DOC)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"phases: {result['phases']}", file=sys.stderr)
     print(f"example output: {result['example']!r}", file=sys.stderr)
     if not args.no_write:
-        write_section(section)
+        write_section("local", section)
     return 0
 
 
