@@ -17,7 +17,7 @@ from typing import Any
 
 from tooleval.fileio import write_text_atomic
 
-__all__ = ["JsonlError", "append_jsonl", "iter_jsonl", "write_json_atomic"]
+__all__ = ["JsonlError", "append_jsonl", "iter_jsonl", "iter_jsonl_text", "write_json_atomic"]
 
 StrPath = str | os.PathLike[str]
 
@@ -44,6 +44,11 @@ def _decode_line(path: StrPath, number: int, raw: bytes) -> dict[str, Any] | Non
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise JsonlError(path, number, f"not valid UTF-8 (byte {error.start + 1})") from None
+    return _decode_text(path, number, text)
+
+
+def _decode_text(path: StrPath, number: int, text: str) -> dict[str, Any] | None:
+    """One line's object, None for a blank line; ``JsonlError`` for anything else."""
     if number == 1:
         text = text.removeprefix("\ufeff")
     if not text.strip():
@@ -59,6 +64,14 @@ def _decode_line(path: StrPath, number: int, raw: bytes) -> dict[str, Any] | Non
     if not isinstance(value, dict):
         raise JsonlError(path, number, f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+def iter_jsonl_text(text: str, source: StrPath) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``iter_jsonl`` for JSONL already in memory (e.g. package data); ``source`` names it."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        value = _decode_text(source, number, line)
+        if value is not None:
+            yield number, value
 
 
 def iter_jsonl(path: StrPath) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tooleval import jsonl
 from tooleval.records import Task, ToolCall
 
 
@@ -15,16 +15,10 @@ class TaskFormatError(ValueError):
 
 def iter_jsonl_text(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of JSONL ``text``."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TaskFormatError(f"{source}:{number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise TaskFormatError(f"{source}:{number}: expected a JSON object per line")
-        yield number, row
+    try:
+        yield from jsonl.iter_jsonl_text(text, source)
+    except jsonl.JsonlError as exc:
+        raise TaskFormatError(str(exc)) from None
 
 
 def _require(row: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
