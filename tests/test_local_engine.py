@@ -55,18 +55,19 @@ def test_tokenizer_matches_transformers(tok: ChatTokenizer, text: str, expected:
     assert tok.decode(expected, skip_special=False) == text
 
 
-def test_chat_template_matches_transformers(tok: ChatTokenizer) -> None:
-    text = render_chatml(
-        [("system", "Du bist ein Assistent."), ("user", "Wie wird das Wetter in München?")]
-    )
+def test_gguf_chat_template_matches_transformers(engine: Engine, tok: ChatTokenizer) -> None:
+    chat = [("system", "Du bist ein Assistent."), ("user", "Wie wird das Wetter in München?")]
+    text = engine.model.chat_template.render(chat)
     assert text == FIXTURE["chat"]["text"]
     assert tok.encode(text) == FIXTURE["chat"]["ids"]
+    assert render_chatml(chat) == text  # the written-out copy measure uses agrees
 
 
-def test_chat_template_adds_default_system_message() -> None:
-    text = render_chatml([("user", "Hi")], add_generation_prompt=False)
+def test_gguf_chat_template_adds_default_system_message(engine: Engine) -> None:
+    text = engine.model.chat_template.render([("user", "Hi")], add_generation_prompt=False)
     assert text.startswith("<|im_start|>system\nYou are a helpful AI assistant named SmolLM")
     assert text.endswith("<|im_start|>user\nHi<|im_end|>\n")
+    assert render_chatml([("user", "Hi")], add_generation_prompt=False) == text
 
 
 def test_special_tokens_encode_to_single_ids(tok: ChatTokenizer) -> None:

@@ -18,7 +18,7 @@ from rich.table import Table
 from tooleval.providers._shared import parse_reasoning
 from tooleval.providers.registry import LOCAL_MODEL
 from tooleval.runner import ResumeError, RunConfig, default_output, run_suite
-from tooleval.runner.records import ItemRecord
+from tooleval.runner.records import Decoding, ItemRecord
 from tooleval.suites import SUITE_NAMES
 
 
@@ -36,6 +36,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="environment variable holding the key (needed when --base-url leaves the preset)",
     )
     p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
+    p.add_argument(
+        "--decoding",
+        default=None,
+        choices=("free", "constrained"),
+        help="local backend: constrained = only valid calls of the suite's tools (the default "
+        "there); free = the model writes anything (the only choice for other backends)",
+    )
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--rpm", type=float, default=None, help="max calls per minute, all workers")
     p.add_argument("--resume", action="store_true", help="keep answered items, ask the rest")
@@ -84,6 +91,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         parse_reasoning(args.reasoning)
     except ValueError as exc:
         bad_flag(f"--{exc}")
+    decoding: Decoding = args.decoding or ("constrained" if args.backend == "local" else "free")
+    if decoding == "constrained" and args.backend != "local":
+        bad_flag(
+            f"--decoding constrained is only available for --backend local, not {args.backend}"
+        )
+    output_name = f"{model}-constrained" if decoding == "constrained" else model
     return RunConfig(
         suite=args.suite,
         backend=args.backend,
@@ -91,6 +104,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         base_url=args.base_url,
         preset=args.preset,
         mode=args.mode,
+        decoding=decoding,
         concurrency=args.concurrency,
         rpm=args.rpm,
         resume=args.resume,
@@ -105,7 +119,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         reasoning=args.reasoning,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
-        output=args.output or default_output(model),
+        output=args.output or default_output(output_name),
     )
 
 
@@ -113,7 +127,8 @@ def build_provider_for(config: RunConfig, script: Path | None, api_key_env: str 
     from tooleval.providers.registry import build_cli_provider
     from tooleval.suites import load_suite
 
-    questions = {t.id: t.question for t in load_suite(config.suite).tasks}
+    suite = load_suite(config.suite)
+    questions = {t.id: t.question for t in suite.tasks}
     return build_cli_provider(
         config.backend,
         model=config.model,
@@ -123,6 +138,8 @@ def build_provider_for(config: RunConfig, script: Path | None, api_key_env: str 
         script=script,
         questions=questions if config.backend == "fake" else None,
         api_key_env=api_key_env,
+        decoding=config.decoding,
+        tools=suite.tools,
     )
 
 

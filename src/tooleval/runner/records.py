@@ -11,6 +11,7 @@ from typing import Any, Literal
 from tooleval.records import ItemScore, NativeToolCall, ParseResult, ToolCall, Usage
 
 Mode = Literal["prompt", "native"]
+Decoding = Literal["free", "constrained"]
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -35,6 +36,7 @@ class RunConfig:
     base_url: str | None = None
     preset: str | None = None
     mode: Mode = "prompt"
+    decoding: Decoding = "free"  # local backend: "constrained" = only valid tool calls
     concurrency: int = 4
     rpm: float | None = None
     resume: bool = False
@@ -54,6 +56,8 @@ class RunConfig:
     def setup_label(self) -> str:
         """The seed's "Setup" column: what differs from the task's defaults."""
         parts: list[str] = [self.mode]
+        if self.decoding != "free":
+            parts.append(self.decoding)
         if self.max_tokens != 160:
             parts.append(f"{self.max_tokens} tok")
         if self.reasoning is not None:
