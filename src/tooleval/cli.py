@@ -7,6 +7,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from tooleval.extras import MissingExtraError, missing_extra_message
+
 # Each module in tooleval.commands exposes register(subparsers) and sets a ``func`` default.
 COMMAND_MODULES: tuple[str, ...] = (
     "run",
@@ -41,7 +43,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except MissingExtraError as exc:
+        print(f"tooleval {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        # An optional package imported lazily somewhere below the command: name its extra.
+        message = missing_extra_message(exc, f"tooleval {args.command}", None)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
     return code
 
 

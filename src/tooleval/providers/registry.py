@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooleval.extras import needs_extra
 from tooleval.providers.base import Provider
 from tooleval.records import ToolSpec
 
@@ -22,7 +23,8 @@ def _no_preset(backend: str, preset: str | None) -> None:
 def _openai(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    from tooleval.providers.openai_compat import OpenAICompatProvider
+    with needs_extra("openai", "the openai backend"):
+        from tooleval.providers.openai_compat import OpenAICompatProvider
 
     return OpenAICompatProvider(
         model, base_url=base_url, preset=preset, timeout_s=timeout_s, **options
@@ -32,7 +34,8 @@ def _openai(
 def _gemini(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    from tooleval.providers.gemini import GeminiProvider
+    with needs_extra("gemini", "the gemini backend"):
+        from tooleval.providers.gemini import GeminiProvider
 
     _no_preset("gemini", preset)
     return GeminiProvider(model, base_url=base_url, timeout_s=timeout_s, **options)
@@ -41,7 +44,8 @@ def _gemini(
 def _anthropic(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    from tooleval.providers.anthropic import AnthropicProvider
+    with needs_extra("anthropic", "the anthropic backend"):
+        from tooleval.providers.anthropic import AnthropicProvider
 
     _no_preset("anthropic", preset)
     return AnthropicProvider(model, base_url=base_url, timeout_s=timeout_s, **options)
@@ -67,7 +71,8 @@ def _local(
 ) -> Provider:
     """The embedded numpy model: the built-in model, or ``model`` as a path to a GGUF file."""
     _no_preset("local", preset)
-    module = importlib.import_module("tooleval.providers.local")
+    with needs_extra("local", "the local backend"):
+        module = importlib.import_module("tooleval.providers.local")
     model = options.pop("model_path", None) or model
     provider: Provider = module.LocalProvider(model=model, **options)
     return provider

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
+from tooleval.extras import needs_extra
 from tooleval.report.analysis import BEHAVIOURS
 from tooleval.report.build import Report
 from tooleval.report.tables import BEHAVIOUR_LABELS
@@ -118,8 +119,9 @@ def not_covered_png(report: Report) -> bytes | None:
 
 def all_charts(report: Report) -> dict[str, bytes]:
     """File name -> PNG bytes for every chart this report has."""
-    charts = {HEATMAP: heatmap_png(report), BARS: bars_png(report)}
-    behaviour = not_covered_png(report)
+    with needs_extra("report", "tooleval report's PNG charts"):
+        charts = {HEATMAP: heatmap_png(report), BARS: bars_png(report)}
+        behaviour = not_covered_png(report)
     if behaviour is not None:
         charts[NOT_COVERED] = behaviour
     return charts
