@@ -208,3 +208,25 @@ def test_results_setup_names_the_decoding(tmp_path: Path) -> None:
     assert json.loads(json.dumps(RunConfig(decoding="constrained").to_json()))["decoding"] == (
         "constrained"
     )
+
+
+def test_report_pairs_free_and_constrained_runs_of_one_model(tmp_path: Path) -> None:
+    from tooleval.providers.fake import FakeProvider, FakeReply
+    from tooleval.report import build_report, load_runs
+    from tooleval.runner import RunConfig, run_suite
+
+    right = json.dumps({"name": "get_city_overview", "arguments": {"slug": "hannover"}})
+    for decoding, text in (("free", "Hannover ist schön."), ("constrained", right)):
+        config = RunConfig(
+            backend="fake",
+            model="m",
+            decoding=decoding,  # type: ignore[arg-type]
+            limit=3,
+            output=tmp_path / f"m-{decoding}.json",
+        )
+        run_suite(config, FakeProvider([FakeReply(text=text)]))
+    report = build_report(load_runs([tmp_path]))
+    assert {s.run.setup for s in report.summaries} == {"prompt", "prompt, constrained"}
+    [pair] = report.comparisons
+    assert (pair.a, pair.b, pair.n) == ("m-free", "m-constrained", 3)
+    assert pair.a_rate.value == 0.0 and pair.b_only == 1  # the first task's gold is hannover

@@ -161,6 +161,22 @@ def mode_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData]]:
     return pairs
 
 
+def decoding_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData]]:
+    """(free run, constrained run) for every model run both ways with the same suite and mode:
+    the local backend's two decodings, compared item by item without a --compare flag."""
+    pairs: list[tuple[RunData, RunData]] = []
+    for free in (r for r in runs if r.config.get("decoding", "free") == "free"):
+        for other in runs:
+            same = (other.model, other.suite_name, other.mode) == (
+                free.model,
+                free.suite_name,
+                free.mode,
+            )
+            if same and other.config.get("decoding") == "constrained":
+                pairs.append((free, other))
+    return pairs
+
+
 def _setup_key(run: RunData) -> tuple[object, ...]:
     return tuple(run.config.get(k) for k in ("max_tokens", "reasoning", "repeats"))
 

@@ -15,6 +15,7 @@ from tooleval.report.analysis import (
     PairedComparison,
     RunSummary,
     compare_runs,
+    decoding_pairs,
     mode_pairs,
     not_covered_behaviour,
     summarize_run,
@@ -100,6 +101,12 @@ def build_report(
     summaries = [summarize_run(r, categories) for r in runs]
     comparisons = [
         compare_runs(find_run(runs, a), find_run(runs, b), categories) for a, b in compare
+    ]
+    asked = {(c.a, c.b) for c in comparisons}
+    comparisons += [
+        compare_runs(free, constrained, categories)
+        for free, constrained in decoding_pairs(runs)
+        if (free.run_id, constrained.run_id) not in asked
     ]
     deltas = [compare_runs(p, n, categories) for p, n in mode_pairs(runs)]
     ordered = sort_summaries(summaries, sort_key)
