@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 import yaml
+from tooleval.prompting import build_messages
 
 from tooleval.commands import lm_eval_import, lm_eval_path
 from tooleval.integrations.lm_eval import TASK_NAME, TASK_YAML, task_dir
 from tooleval.integrations.lm_eval import utils as hooks
 from tooleval.metrics import METRIC_NAMES, aggregate, metric_names
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task
 from tooleval.report.loading import read_run
 from tooleval.runner.results import RESULTS_FORMAT, load_results

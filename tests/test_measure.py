@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tooleval.prompting import system_prompt
 
 from tooleval.commands import measure as measure_command
 from tooleval.measure import (
@@ -24,7 +25,6 @@ from tooleval.measure import (
 )
 from tooleval.measure.cost import mean_output_tokens
 from tooleval.measure.prompts import ItemPrompt
-from tooleval.prompting import system_prompt
 from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.suites import Suite
 

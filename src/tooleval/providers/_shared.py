@@ -1,20 +1,19 @@
-"""Helpers every remote provider module shares: error classes from HTTP facts, key redaction,
-Retry-After parsing and the reasoning setting. Pure functions; no SDK imports here."""
+"""Helpers the provider modules share (private to ``tooleval.providers``): error classes from
+HTTP facts, key redaction, Retry-After parsing, body and usage decoding, the key a hosted
+backend needs. Pure functions; no SDK imports here."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any
 
 from tooleval.providers.base import ErrorClass, ProviderError
-
-EFFORTS = ("low", "medium", "high")
-# Token budgets used where a provider wants a number but the user gave an effort word.
-EFFORT_BUDGETS = {"low": 1024, "medium": 4096, "high": 16384}
+from tooleval.providers.presets import Preset, key_for
+from tooleval.records import Usage
 
 _QUOTA_MARKERS = (
     "insufficient_quota",
@@ -136,42 +135,48 @@ def load_args(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-@dataclass(frozen=True)
-class Reasoning:
-    """A parsed ``--reasoning`` value: provider default, off, an effort word, or a budget."""
-
-    mode: Literal["default", "off", "effort", "budget"]
-    effort: str | None = None
-    budget: int | None = None
-
-    def as_budget(self) -> int | None:
-        """A token budget for providers that take numbers (None for default/off)."""
-        if self.mode == "budget":
-            return self.budget
-        if self.mode == "effort" and self.effort is not None:
-            return EFFORT_BUDGETS[self.effort]
-        return None
-
-    def as_effort(self) -> str | None:
-        """An effort word for providers that take words (a budget maps to the nearest)."""
-        if self.mode == "effort":
-            return self.effort
-        if self.mode == "budget" and self.budget is not None:
-            if self.budget <= EFFORT_BUDGETS["low"]:
-                return "low"
-            return "medium" if self.budget <= EFFORT_BUDGETS["medium"] else "high"
-        return None
+def int_or_none(value: Any) -> int | None:
+    """An integer field of a usage object (booleans and other types are not counts)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def parse_reasoning(value: str | None) -> Reasoning:
-    """Parse ``None``, ``"off"``, ``"low"``/``"medium"``/``"high"`` or a token budget."""
-    if value is None:
-        return Reasoning("default")
-    word = value.strip().lower()
-    if word in ("off", "none", "0"):
-        return Reasoning("off")
-    if word in EFFORTS:
-        return Reasoning("effort", effort=word)
-    if word.isdigit():
-        return Reasoning("budget", budget=int(word))
-    raise ValueError(f"reasoning: {value!r} is not one of off, low, medium, high or a token budget")
+def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:
+    """The error for an answer with neither text nor a tool call.
+
+    ``reasoned and truncated``: the token budget was spent inside the reasoning
+    (REASONING_TRUNCATED, a setup problem); anything else is EMPTY_CHOICES. ``fields`` names
+    what the provider reported (finish reason, token counts) for the message.
+    """
+    if reasoned and truncated:
+        return ProviderError(
+            ErrorClass.REASONING_TRUNCATED,
+            f"token budget spent on reasoning ({fields}); raise --max-tokens or lower --reasoning",
+        )
+    return ProviderError(
+        ErrorClass.EMPTY_CHOICES, f"the answer has no text and no tool call ({fields})"
+    )
+
+
+def hosted_key(
+    preset: Preset,
+    base_url: str,
+    env: Mapping[str, str],
+    api_key_env: str | None,
+) -> str:
+    """The key for a backend that always needs one (Gemini, Anthropic), or ValueError naming
+    the variables to set. A key goes only to the preset's own host unless ``api_key_env``
+    names one for ``base_url`` explicitly."""
+    key = key_for(preset, base_url, env, explicit_env=api_key_env)
+    if key is None:
+        raise ValueError(
+            f"the {preset.name} backend needs {' or '.join(preset.key_env)} (for {preset.base_url})"
+            " or --api-key-env naming the key for another --base-url"
+        )
+    return key
+
+
+def usage_of(usage: Any, fields: Mapping[str, str]) -> Usage:
+    """A Usage from a provider's usage object; ``fields`` maps Usage names to its keys."""
+    if not isinstance(usage, Mapping):
+        return Usage()
+    return Usage(**{name: int_or_none(usage.get(key)) for name, key in fields.items()})

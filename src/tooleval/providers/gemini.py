@@ -11,6 +11,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -21,14 +22,17 @@ from google.genai import types as genai_types
 from tooleval.providers._shared import (
     dump_args,
     error_for_status,
+    hosted_key,
     invalid_body,
     load_args,
     load_body,
-    parse_reasoning,
+    no_answer,
     redact,
+    usage_of,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.providers.presets import PRESETS, key_for
+from tooleval.providers.presets import PRESETS
+from tooleval.providers.reasoning import parse_reasoning
 from tooleval.records import GenerationRequest, GenerationResponse, Message, NativeToolCall, Usage
 
 _TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
@@ -138,23 +142,20 @@ def build_gemini_body(request: GenerationRequest) -> dict[str, Any]:
     return body
 
 
+USAGE_FIELDS = {
+    "input_tokens": "promptTokenCount",
+    "output_tokens": "candidatesTokenCount",
+    "cached_input_tokens": "cachedContentTokenCount",
+    "reasoning_tokens": "thoughtsTokenCount",
+}
+
+
 def parse_gemini_usage(usage: Any) -> Usage:
     """Usage from usageMetadata; output counts answer plus thought tokens (both are billed)."""
-    if not isinstance(usage, dict):
-        return Usage()
-
-    def number(key: str) -> int | None:
-        value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    answer, thoughts = number("candidatesTokenCount"), number("thoughtsTokenCount")
+    found = usage_of(usage, USAGE_FIELDS)
+    answer, thoughts = found.output_tokens, found.reasoning_tokens
     output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
-    return Usage(
-        input_tokens=number("promptTokenCount"),
-        output_tokens=output,
-        cached_input_tokens=number("cachedContentTokenCount"),
-        reasoning_tokens=thoughts,
-    )
+    return replace(found, output_tokens=output)
 
 
 def _read_parts(parts: list[Any]) -> tuple[str, str, tuple[NativeToolCall, ...]]:
@@ -200,13 +201,8 @@ def parse_gemini_body(body: Mapping[str, Any]) -> GenerationResponse:
     finish = candidate.get("finishReason")
     usage = parse_gemini_usage(body.get("usageMetadata"))
     if not calls and not text:
-        if finish == "MAX_TOKENS" and (thoughts or usage.reasoning_tokens):
-            raise ProviderError(
-                ErrorClass.REASONING_TRUNCATED,
-                f"maxOutputTokens spent on thinking (thoughts={usage.reasoning_tokens}); "
-                "raise --max-tokens or set --reasoning",
-            )
-        raise ProviderError(ErrorClass.EMPTY_CHOICES, f"the answer has no text or call ({finish=})")
+        fields = f"finishReason={finish}, thoughtsTokenCount={usage.reasoning_tokens}"
+        raise no_answer(bool(thoughts or usage.reasoning_tokens), finish == "MAX_TOKENS", fields)
     return GenerationResponse(
         text=text or None,
         tool_calls=calls,
@@ -250,16 +246,10 @@ class GeminiProvider:
         api_key_env: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        env = os.environ if env is None else env
         preset = PRESETS["gemini"]
         self.model = model
         self.base_url = base_url or preset.base_url
-        key = key_for(preset, self.base_url, env, explicit_env=api_key_env)
-        if key is None:
-            raise ValueError(
-                "the gemini backend needs GEMINI_API_KEY or GOOGLE_API_KEY (for Google's host) "
-                "or --api-key-env naming the key for another --base-url"
-            )
+        key = hosted_key(preset, self.base_url, os.environ if env is None else env, api_key_env)
         self._secrets = (key,)
         options = genai_types.HttpOptions(
             base_url=self.base_url, api_version="v1beta", timeout=int(timeout_s * 1000)

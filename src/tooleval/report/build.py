@@ -20,6 +20,7 @@ from tooleval.report.analysis import (
     summarize_run,
 )
 from tooleval.report.loading import LoadedRuns, RunData
+from tooleval.report.multiturn import ConversationSummary, summarize_conversations, summary_json
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
 
 REPORT_FORMAT = "tooleval-report/1"
@@ -37,6 +38,7 @@ class Report:
     skipped: tuple[tuple[Path, str], ...]
     sort_key: str
     top: int | None = None
+    conversations: tuple[ConversationSummary, ...] = ()
 
     @property
     def shown(self) -> tuple[RunSummary, ...]:
@@ -113,6 +115,7 @@ def build_report(
         skipped=loaded.skipped,
         sort_key=sort_key,
         top=top,
+        conversations=summarize_conversations(loaded.conversations),
     )
 
 
@@ -185,5 +188,6 @@ def report_json(report: Report) -> dict[str, Any]:
         "comparisons": [comparison_json(c) for c in report.comparisons],
         "mode_deltas": [comparison_json(c) for c in report.mode_deltas],
         "not_covered": [behaviour_json(b) for b in report.not_covered],
+        "multi_turn_runs": [summary_json(c) for c in report.conversations],
         "skipped": [{"file": p.name, "reason": why} for p, why in report.skipped],
     }

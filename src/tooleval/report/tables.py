@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from tooleval.report import multiturn
 from tooleval.report.analysis import (
     BEHAVIOURS,
     WITHOUT_NOT_COVERED,
@@ -194,7 +195,8 @@ def not_covered_lines(report: Report) -> list[str]:
 def markdown(report: Report, images: Sequence[str] = ()) -> str:
     """The report as Markdown; ``images`` are chart file names to link below the table."""
     lines = ["# tooleval report", "", f"Rates in percent; intervals: {INTERVAL_METHOD}.", ""]
-    lines += [*md_table(header(report), table_rows(report)), ""]
+    if report.summaries:
+        lines += [*md_table(header(report), table_rows(report)), ""]
     lines += [f"![{Path(name).stem}]({name})" for name in images] + ([""] if images else [])
     if report.any_incomplete:
         lines += [
@@ -211,6 +213,7 @@ def markdown(report: Report, images: Sequence[str] = ()) -> str:
         for c in report.comparisons:
             lines += comparison_lines(c, f"{c.a} vs. {c.b}")
     lines += not_covered_lines(report)
+    lines += multiturn.markdown_lines(report.conversations, md_table)
     if report.skipped:
         lines += ["Skipped files: " + ", ".join(f"{p.name} ({why})" for p, why in report.skipped)]
     return "\n".join(lines).rstrip() + "\n"

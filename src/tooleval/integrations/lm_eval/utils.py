@@ -20,10 +20,10 @@ from typing import Any
 
 from tooleval.metrics import METRIC_NAMES, metric_names
 from tooleval.parsing import parse_text
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task, ToolSpec
 from tooleval.scoring import score_parse
 from tooleval.suites.infranode import CATEGORIES, load_tasks, load_tools
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json, task_to_json
 
 SPLIT = "test"

@@ -1,6 +1,8 @@
 """The InfraNode suite: twelve tools over the InfraNode open-data API, 91 German tasks.
 
-Tools and tasks ship inside the package; see README.md beside this file.
+Tools and tasks ship inside the package; see README.md beside this file. The pieces of the
+suite plug-in: ``prompting`` (the German prompt), ``scoring.score_parse`` (single call),
+``replica_exec_match``, and ``dialogue`` (episodes against the API replica or a base URL).
 """
 
 from __future__ import annotations
@@ -9,8 +11,12 @@ import json
 from functools import cache
 from importlib import resources
 
-from tooleval.records import Task, ToolCall, ToolSpec
-from tooleval.suites import Suite, tool_specs_from_json
+from tooleval.records import Message, Mode, Task, ToolCall, ToolSpec
+from tooleval.scoring import score_parse
+from tooleval.suites.base import Suite, tool_specs_from_json
+from tooleval.suites.infranode.client import Transport, make_transport
+from tooleval.suites.infranode.dialogue import InfraNodeDialogue
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json
 
 SUITE_NAME = "infranode"
@@ -76,7 +82,6 @@ def replica_exec_match(task: Task, call: ToolCall | None) -> int:
     are memoised per task and call: repeats that make the same call are not executed again
     (executing one call costs milliseconds, on the runner's request path).
     """
-    from tooleval.suites.infranode.client import make_transport
     from tooleval.suites.infranode.execmatch import exec_match
 
     if call is None:
@@ -93,7 +98,31 @@ def replica_exec_match(task: Task, call: ToolCall | None) -> int:
     return result
 
 
-def load_suite() -> Suite:
+def load_suite(
+    api_base_url: str | None = None,
+    max_result_chars: int = 4000,
+    tools: tuple[ToolSpec, ...] | None = None,
+    tasks: tuple[Task, ...] | None = None,
+    transport: Transport | None = None,
+) -> Suite[Task]:
+    """The suite; episodes run against the replica, the API at ``api_base_url``, or
+    ``transport``. ``tools``/``tasks`` replace the packaged ones (e.g. a generated tasks file).
+    """
+    tools = load_tools() if tools is None else tools
+    transport = transport or make_transport(api_base_url)
+
+    def messages(task: Task, mode: Mode) -> tuple[Message, ...]:
+        return build_messages(task.question, tools, mode)
+
+    dialogue = InfraNodeDialogue(tools, transport, max_result_chars)
     return Suite(
-        SUITE_NAME, SUITE_VERSION, load_tools(), load_tasks(), CATEGORIES, replica_exec_match
+        SUITE_NAME,
+        SUITE_VERSION,
+        tools,
+        load_tasks() if tasks is None else tasks,
+        CATEGORIES,
+        messages,
+        scorer=score_parse,
+        exec_match=replica_exec_match,
+        dialogue=dialogue,
     )
