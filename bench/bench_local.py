@@ -29,8 +29,8 @@ COMMAND = "uv run python bench/bench_local.py"
 
 def suite_conversations() -> tuple[list[list[tuple[str, str]]], str]:
     """(role, content) conversations for every InfraNode item, and where they came from."""
-    from tooleval.prompting import build_messages
     from tooleval.suites.infranode import load_tasks, load_tools
+    from tooleval.suites.infranode.prompting import build_messages
 
     tools = load_tools()
     convs = []

@@ -52,8 +52,13 @@ def weather(slug: str) -> ToolCall:
     return ToolCall("weather", {"slug": slug})
 
 
-def make_mini_suite(tasks: tuple[Task, ...] | None = None) -> Suite[Task]:
-    """Six weather questions over two tools, scored like InfraNode (single call only)."""
+def make_mini_suite(
+    tasks: tuple[Task, ...] | None = None,
+    tools: tuple[ToolSpec, ...] = MINI_TOOLS,
+    categories: tuple[str, ...] = ("a", "b"),
+) -> Suite[Task]:
+    """Six weather questions over two tools (or ``tasks``/``tools``/``categories``), with the
+    InfraNode prompt and scorer (single call only)."""
     if tasks is None:
         tasks = tuple(
             Task(f"t-{i}", "a" if i % 2 else "b", f"Wetter in {slug}?", weather(slug), "1")
@@ -61,9 +66,9 @@ def make_mini_suite(tasks: tuple[Task, ...] | None = None) -> Suite[Task]:
         )
 
     def messages(task: Task, mode: Mode) -> Any:
-        return build_messages(task.question, MINI_TOOLS, mode)
+        return build_messages(task.question, tools, mode)
 
-    return Suite("mini", "1", MINI_TOOLS, tasks, ("a", "b"), messages, scorer=score_parse)
+    return Suite("mini", "1", tools, tasks, categories, messages, scorer=score_parse)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import yaml
-from tooleval.prompting import build_messages
 
 from tooleval.commands import lm_eval_import, lm_eval_path
 from tooleval.integrations.lm_eval import TASK_NAME, TASK_YAML, task_dir
@@ -20,6 +19,7 @@ from tooleval.records import ItemScore, Task
 from tooleval.report.loading import read_run
 from tooleval.runner.results import RESULTS_FORMAT, load_results
 from tooleval.suites.infranode import CATEGORIES, SUITE_VERSION, load_tasks, load_tools
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import task_to_json
 
 STAMP = "2026-11-30T10-00-00.000001"

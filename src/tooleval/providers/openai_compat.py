@@ -250,8 +250,8 @@ class OpenAICompatProvider:
         env = os.environ if env is None else env
         self.model = model
         self.preset = resolve_preset(preset, base_url or endpoint)
-        if self.preset is not None and not base_url:
-            base_url = endpoint or preset_url(self.preset, env)
+        if not base_url:
+            base_url = endpoint or (preset_url(self.preset, env) if self.preset else None)
         if not base_url:
             raise ValueError("the openai backend needs --base-url, --endpoint or --preset")
         self.base_url = base_url
