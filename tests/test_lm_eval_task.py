@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -340,3 +342,16 @@ def test_import_refuses_another_suite_version(
 def test_item_scores_match_the_scorer() -> None:
     task = load_tasks()[0]
     assert hooks.score_output(task, gold_text(task)) == ItemScore(1, 1, 1, 1)
+
+
+def test_the_lm_eval_hooks_import_with_the_standard_library_alone() -> None:
+    """lm-eval imports ``utils.py`` in its own environment, where tooleval is installed without
+    its dependencies: no third-party module may be imported on the way."""
+    code = (
+        "import sys; import tooleval.integrations.lm_eval.utils as u; u.task_docs(); "
+        "third = {'httpx', 'numpy', 'jsonschema', 'openai', 'anthropic', 'google', 'rich', "
+        "'mcp', 'matplotlib', 'gguf', 'tokenizers'}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in third))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"

@@ -3,6 +3,10 @@
 Tools and tasks ship inside the package; see README.md beside this file. The pieces of the
 suite plug-in: ``prompting`` (the German prompt), ``scoring.score_parse`` (single call),
 ``replica_exec_match``, and ``dialogue`` (episodes against the API replica or a base URL).
+
+Importing this package needs the standard library alone: the lm-eval task imports it inside
+lm-eval's own environment (see integrations/lm_eval). The replica, the HTTP client and the
+dialogue are imported when ``load_suite`` or ``replica_exec_match`` first runs.
 """
 
 from __future__ import annotations
@@ -10,14 +14,16 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from tooleval.records import Message, Mode, Task, ToolCall, ToolSpec
 from tooleval.scoring import score_parse
 from tooleval.suites.base import Suite, tool_specs_from_json
-from tooleval.suites.infranode.client import Transport, make_transport
-from tooleval.suites.infranode.dialogue import InfraNodeDialogue
 from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json
+
+if TYPE_CHECKING:
+    from tooleval.suites.infranode.client import Transport
 
 SUITE_NAME = "infranode"
 SUITE_VERSION = "1.0.0"
@@ -82,6 +88,7 @@ def replica_exec_match(task: Task, call: ToolCall | None) -> int:
     are memoised per task and call: repeats that make the same call are not executed again
     (executing one call costs milliseconds, on the runner's request path).
     """
+    from tooleval.suites.infranode.client import make_transport
     from tooleval.suites.infranode.execmatch import exec_match
 
     if call is None:
@@ -108,6 +115,9 @@ def load_suite(
     """The suite; episodes run against the replica, the API at ``api_base_url``, or
     ``transport``. ``tools``/``tasks`` replace the packaged ones (e.g. a generated tasks file).
     """
+    from tooleval.suites.infranode.client import make_transport
+    from tooleval.suites.infranode.dialogue import InfraNodeDialogue
+
     tools = load_tools() if tools is None else tools
     transport = transport or make_transport(api_base_url)
 
