@@ -19,6 +19,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ __all__ = [
     "iter_jsonl",
     "iter_jsonl_text",
     "loads",
+    "package_json",
+    "package_text",
     "read_json",
     "write_bytes_atomic",
     "write_json_atomic",
@@ -86,6 +89,16 @@ def loads(text: str, source: StrPath = "<text>") -> Any:
         ) from None
     except (ValueError, RecursionError) as error:
         raise JsonFileError(source, 1, f"invalid JSON: {error}") from None
+
+
+def package_text(package: str, *parts: str) -> str:
+    """A UTF-8 data file shipped inside ``package`` (``importlib.resources``; works in a wheel)."""
+    return resources.files(package).joinpath(*parts).read_text(encoding="utf-8")
+
+
+def package_json(package: str, *parts: str) -> Any:
+    """A JSON data file shipped inside ``package``, decoded strictly; errors name the file."""
+    return loads(package_text(package, *parts), "/".join(parts))
 
 
 def read_json(path: StrPath) -> Any:

@@ -267,7 +267,20 @@ class ConversationScore(Protocol):
 
 
 @dataclass(frozen=True)
-class ConversationRecord:
+class RunItem:
+    """One planned item of a run: which task (and its category), which repeat."""
+
+    task_id: str
+    category: str
+    repeat: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.repeat)
+
+
+@dataclass(frozen=True)
+class ConversationRecord(RunItem):
     """One finished multi-turn conversation (an InfraNode episode, a Cesium scenario run).
 
     ``score`` is the suite's verdict; None when the conversation did not end with the model
@@ -276,9 +289,6 @@ class ConversationRecord:
     the suite has a single-call scorer.
     """
 
-    task_id: str
-    category: str
-    repeat: int
     ending: str
     transcript: tuple[Message, ...]
     calls: tuple[ExecutedCall, ...]
@@ -291,10 +301,6 @@ class ConversationRecord:
     error_message: str | None = None
     usage: tuple[Usage, ...] = ()
     latency_s: float = 0.0
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.task_id, self.repeat)
 
     @property
     def answered(self) -> bool:

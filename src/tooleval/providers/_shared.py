@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypedDict
 
+from tooleval.fileio import JsonFileError, loads
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import Preset, key_for
 from tooleval.records import Usage
@@ -113,9 +115,9 @@ def invalid_body(detail: str) -> ProviderError:
 def load_body(text: str) -> dict[str, Any]:
     """A response body decoded as a JSON object, or INVALID_BODY."""
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise invalid_body(f"not JSON ({exc.msg} at char {exc.pos})") from None
+        body = loads(text, "response body")
+    except JsonFileError as exc:
+        raise invalid_body(f"not JSON ({exc.message})") from None
     if not isinstance(body, dict):
         raise invalid_body(f"expected a JSON object, got {type(body).__name__}")
     return body
@@ -129,8 +131,8 @@ def dump_args(arguments: Any) -> str:
 def load_args(arguments: str) -> dict[str, Any]:
     """Arguments text of a past tool call as an object; invalid or non-object JSON gives {}."""
     try:
-        value = json.loads(arguments) if arguments else {}
-    except ValueError:
+        value = loads(arguments) if arguments else {}
+    except JsonFileError:
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -157,22 +159,30 @@ def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:
     )
 
 
-def hosted_key(
-    preset: Preset,
-    base_url: str,
-    env: Mapping[str, str],
-    api_key_env: str | None,
-) -> str:
-    """The key for a backend that always needs one (Gemini, Anthropic), or ValueError naming
-    the variables to set. A key goes only to the preset's own host unless ``api_key_env``
-    names one for ``base_url`` explicitly."""
-    key = key_for(preset, base_url, env, explicit_env=api_key_env)
+class HostedOptions(TypedDict, total=False):
+    """Constructor options of the backends that always need a key (Gemini, Anthropic)."""
+
+    base_url: str | None
+    timeout_s: float
+    api_key_env: str | None
+    env: Mapping[str, str] | None
+
+
+def hosted_target(preset: Preset, options: HostedOptions) -> tuple[str, str, float]:
+    """``(base_url, key, timeout_s)`` for a backend that always needs a key: the preset's host
+    unless ``base_url`` says otherwise; ValueError naming the variables to set. A key goes only
+    to the preset's own host unless ``api_key_env`` names one explicitly."""
+    base_url = options.get("base_url") or preset.base_url
+    env = options.get("env")
+    environment = os.environ if env is None else env
+    api_key_env = options.get("api_key_env")
+    key = key_for(preset, base_url, environment, explicit_env=api_key_env)
     if key is None:
         raise ValueError(
             f"the {preset.name} backend needs {' or '.join(preset.key_env)} (for {preset.base_url})"
             " or --api-key-env naming the key for another --base-url"
         )
-    return key
+    return base_url, key, options.get("timeout_s", 60.0)
 
 
 def usage_of(usage: Any, fields: Mapping[str, str]) -> Usage:

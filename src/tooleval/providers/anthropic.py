@@ -5,16 +5,16 @@ Request building and response parsing are pure functions over plain dicts.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anthropic
 
 from tooleval.providers._shared import (
+    HostedOptions,
     dump_args,
-    hosted_key,
+    hosted_target,
     invalid_body,
     load_args,
     load_body,
@@ -188,19 +188,9 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        timeout_s: float = 60.0,
-        api_key_env: str | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        preset = PRESETS["anthropic"]
+    def __init__(self, model: str, **options: Unpack[HostedOptions]) -> None:
         self.model = model
-        self.base_url = base_url or preset.base_url
-        key = hosted_key(preset, self.base_url, os.environ if env is None else env, api_key_env)
+        self.base_url, key, timeout_s = hosted_target(PRESETS["anthropic"], options)
         self._secrets = (key,)
         self._client = anthropic.Anthropic(
             api_key=key, base_url=self.base_url, timeout=timeout_s, max_retries=0

@@ -20,13 +20,13 @@ JSONL line examples::
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import JsonFileError, loads
 from tooleval.providers._shared import dump_args
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse, NativeToolCall, Usage
@@ -142,9 +142,9 @@ def load_script(path: str | Path) -> list[FakeReply]:
             continue
         where = f"{path}:{number}"
         try:
-            raw = json.loads(line)
-        except ValueError as exc:
-            raise ValueError(f"{where}: not JSON ({exc})") from None
+            raw = loads(line, where)
+        except JsonFileError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.message})") from None
         if not isinstance(raw, dict):
             raise ValueError(f"{where}: expected a JSON object")
         replies.append(parse_reply(raw, where))

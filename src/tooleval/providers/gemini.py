@@ -8,11 +8,10 @@ it for the raw response text, so both stay pure and testable as dicts.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 from google import genai
@@ -20,9 +19,10 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from tooleval.providers._shared import (
+    HostedOptions,
     dump_args,
     error_for_status,
-    hosted_key,
+    hosted_target,
     invalid_body,
     load_args,
     load_body,
@@ -237,24 +237,14 @@ class GeminiProvider:
 
     name = "gemini"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        timeout_s: float = 60.0,
-        api_key_env: str | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        preset = PRESETS["gemini"]
+    def __init__(self, model: str, **options: Unpack[HostedOptions]) -> None:
         self.model = model
-        self.base_url = base_url or preset.base_url
-        key = hosted_key(preset, self.base_url, os.environ if env is None else env, api_key_env)
+        self.base_url, key, timeout_s = hosted_target(PRESETS["gemini"], options)
         self._secrets = (key,)
-        options = genai_types.HttpOptions(
+        http = genai_types.HttpOptions(
             base_url=self.base_url, api_version="v1beta", timeout=int(timeout_s * 1000)
         )
-        self._client = genai.Client(api_key=key, http_options=options)
+        self._client = genai.Client(api_key=key, http_options=http)
 
     def __repr__(self) -> str:
         return f"GeminiProvider(model={self.model!r}, base_url={self.base_url!r})"

@@ -122,20 +122,11 @@ def build_report(
 def run_json(summary: RunSummary) -> dict[str, Any]:
     run = summary.run
     return {
-        "run_id": run.run_id,
-        "file": run.path.name,
-        "model": run.model,
-        "setup": run.setup,
+        **run.to_json(),
         "mode": run.mode,
         "max_tokens": run.config.get("max_tokens"),
         "reasoning": run.config.get("reasoning"),
         "repeats": run.config.get("repeats", 1),
-        "suite": {"name": run.suite_name, "version": run.suite_version},
-        "complete": run.complete,
-        "stop_reason": run.stop_reason,
-        "planned": run.planned,
-        "answered": run.answered,
-        "errors_by_class": dict(run.errors_by_class),
         "pass_hat_k": run.pass_hat_k,
         "category_counts_exact": run.planned_by_category_exact,
         "rates": {k: r.to_json() for k, r in summary.rates.items()},

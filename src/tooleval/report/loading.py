@@ -30,23 +30,52 @@ class ReportInputError(ValueError):
 
 
 @dataclass(frozen=True)
-class RunData:
-    """One results file, reduced to what reports need."""
+class RunInfo:
+    """What every results file says about its run, whatever its kind."""
 
     run_id: str
     path: Path
     model: str
-    mode: str
     setup: str
     config: Mapping[str, Any]
     complete: bool
     stop_reason: str | None
     suite_name: str
     suite_version: str
-    categories: tuple[str, ...]
     planned: int
     answered: int
     errors_by_class: Mapping[str, int]
+
+    @property
+    def errors(self) -> int:
+        return sum(self.errors_by_class.values())
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} ({self.setup})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields a report's JSON gives for every run."""
+        return {
+            "run_id": self.run_id,
+            "file": self.path.name,
+            "model": self.model,
+            "setup": self.setup,
+            "suite": {"name": self.suite_name, "version": self.suite_version},
+            "complete": self.complete,
+            "stop_reason": self.stop_reason,
+            "planned": self.planned,
+            "answered": self.answered,
+            "errors_by_class": dict(self.errors_by_class),
+        }
+
+
+@dataclass(frozen=True)
+class RunData(RunInfo):
+    """A single-call results file, reduced to what reports need."""
+
+    mode: str
+    categories: tuple[str, ...]
     metrics: Mapping[str, float | None]
     metrics_answered: Mapping[str, float | None]
     pass_hat_k: float | None
@@ -55,49 +84,22 @@ class RunData:
     planned_by_category_exact: bool
     gold: Mapping[str, ToolCall] = field(default_factory=dict)
 
-    @property
-    def errors(self) -> int:
-        return sum(self.errors_by_class.values())
-
-    @property
-    def label(self) -> str:
-        return f"{self.model} ({self.setup})"
-
 
 @dataclass(frozen=True)
-class ConversationRun:
-    """One multi-turn results file (episodes, scenarios), reduced to what reports need.
+class ConversationRun(RunInfo):
+    """A multi-turn results file (episodes, scenarios), reduced to what reports need.
 
     ``successes`` of ``scored`` conversations reached the suite's goal (its ``success``);
     ``original_metrics`` holds an original harness's metrics where the suite keeps them (the
     Cesium scenarios' nine), else None.
     """
 
-    run_id: str
-    path: Path
-    model: str
-    setup: str
-    suite_name: str
-    suite_version: str
-    complete: bool
-    stop_reason: str | None
-    planned: int
-    answered: int
-    errors_by_class: Mapping[str, int]
     endings: Mapping[str, int]
     outcomes: Mapping[str, int]
     metrics: Mapping[str, Any]
     original_metrics: Mapping[str, float | None] | None
     scored: int
     successes: int
-
-    @property
-    def errors(self) -> int:
-        return sum(self.errors_by_class.values())
-
-    @property
-    def label(self) -> str:
-        return f"{self.model} ({self.setup})"
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,7 @@ def read_conversation_run(path: Path, document: Mapping[str, Any]) -> Conversati
             path=path,
             model=str(config.get("model")),
             setup=str(document.get("setup") or config.get("mode", "")),
+            config=config,
             suite_name=str(suite.get("name")),
             suite_version=str(suite.get("version", "")),
             complete=bool(document.get("complete")),

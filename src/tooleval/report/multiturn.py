@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tooleval.report.loading import ConversationRun
 from tooleval.report.stats import Rate, rate
+from tooleval.report.text import md_table, with_interval
 
 
 @dataclass(frozen=True)
@@ -26,16 +27,6 @@ class ConversationSummary:
 def summarize_conversations(runs: Sequence[ConversationRun]) -> tuple[ConversationSummary, ...]:
     summaries = [ConversationSummary(r, rate(r.successes, r.scored)) for r in runs]
     return tuple(sorted(summaries, key=lambda s: (s.run.suite_name, -(s.success.value or 0.0))))
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
-
-def _interval(r: Rate) -> str:
-    if r.value is None or r.low is None or r.high is None:
-        return "–"
-    return f"{_pct(r.value)} [{_pct(r.low)}–{_pct(r.high)}]"
 
 
 def _counts(values: dict[str, int] | Any) -> str:
@@ -57,7 +48,7 @@ def rows(summaries: Sequence[ConversationSummary]) -> list[list[str]]:
                 run.model,
                 run.setup,
                 finished,
-                _interval(s.success),
+                with_interval(s.success),
                 _counts(run.endings),
                 _counts(run.errors_by_class),
             ]
@@ -83,7 +74,7 @@ def _value(metrics: Any, name: str) -> str:
     return "null" if value is None else f"{value:.3f}"
 
 
-def markdown_lines(summaries: Sequence[ConversationSummary], md_table: Any) -> list[str]:
+def markdown_lines(summaries: Sequence[ConversationSummary]) -> list[str]:
     if not summaries:
         return []
     lines = [
@@ -122,19 +113,10 @@ def rich_table(summaries: Sequence[ConversationSummary]) -> Table:
 def summary_json(s: ConversationSummary) -> dict[str, Any]:
     run = s.run
     return {
-        "run_id": run.run_id,
-        "file": run.path.name,
-        "model": run.model,
-        "setup": run.setup,
-        "suite": {"name": run.suite_name, "version": run.suite_version},
-        "complete": run.complete,
-        "stop_reason": run.stop_reason,
-        "planned": run.planned,
-        "answered": run.answered,
+        **run.to_json(),
         "success": s.success.to_json(),
         "endings": dict(run.endings),
         "outcomes": dict(run.outcomes),
-        "errors_by_class": dict(run.errors_by_class),
         "metrics": dict(run.metrics),
         "original_metrics": dict(run.original_metrics) if run.original_metrics else None,
     }

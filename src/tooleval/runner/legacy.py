@@ -19,17 +19,6 @@ CESIUM_ENDINGS = {
     "budget_exhausted": "budget_exhausted",
     "routing_miss": "blocked",
 }
-ORIGINAL_METRICS = (
-    "scenarioPassRate",
-    "requiredToolRecall",
-    "argumentValidityRate",
-    "unexpectedToolCallRate",
-    "noToolResponseRate",
-    "providerErrorRate",
-    "routingRequiredToolRecall",
-    "averageToolsSent",
-    "averageRounds",
-)
 
 
 def episodes_document(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,6 +64,9 @@ def _cesium_item(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 def cesium_report_document(document: Mapping[str, Any]) -> dict[str, Any]:
     """The tooleval 0.1 Cesium report as a multi-turn document."""
+    # Imported here: only an old Cesium report needs the suite (and its schema validator).
+    from tooleval.suites.cesium.metrics import ORIGINAL_NAMES
+
     settings = document.get("settings") or {}
     summary = document.get("summary") or {}
     items = [_cesium_item(raw) for raw in document.get("results") or []]
@@ -108,7 +100,7 @@ def cesium_report_document(document: Mapping[str, Any]) -> dict[str, Any]:
         },
         "errors_by_class": {},
         "metrics": {"success": summary.get("scenarioPassRate")},
-        "original_metrics": {name: summary.get(name) for name in ORIGINAL_METRICS},
+        "original_metrics": {name: summary.get(name) for name in ORIGINAL_NAMES},
         "recorded_summary": dict(summary),
         "items": items,
         "upgraded_from": "cesium model-tools report (tooleval 0.1)",

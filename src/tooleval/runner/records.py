@@ -12,6 +12,7 @@ from tooleval.records import (
     Mode,
     NativeToolCall,
     ParseResult,
+    RunItem,
     ToolCall,
     Usage,
     native_call_from_json,
@@ -67,9 +68,11 @@ class RunConfig:
             concurrency=self.concurrency,
         )
 
-    def setup_label(self) -> str:
+    def setup_label(self, multi_turn: bool = False) -> str:
         """The seed's "Setup" column: what differs from the task's defaults."""
         parts: list[str] = [self.mode]
+        if multi_turn:
+            parts.append(f"{self.max_rounds} rounds")
         if self.max_tokens != 160:
             parts.append(f"{self.max_tokens} tok")
         if self.reasoning is not None:
@@ -88,12 +91,9 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
-class ItemRecord:
+class ItemRecord(RunItem):
     """One item's outcome. ``error_class`` set means a provider failure: not scored."""
 
-    task_id: str
-    category: str
-    repeat: int
     raw_output: str | None
     native_calls: tuple[NativeToolCall, ...] = ()
     parsed: ParseResult | None = None
@@ -105,10 +105,6 @@ class ItemRecord:
     attempts: int = 1
     finish_reason: str | None = None
     exec_match: int | None = None
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.task_id, self.repeat)
 
     @property
     def answered(self) -> bool:

@@ -66,25 +66,11 @@ def header(
         "complete": False,
         "stop_reason": stop_reason,
         "config": config.to_json(),
-        "setup": setup_label(config, kind),
+        "setup": config.setup_label(multi_turn=kind == MULTI_TURN),
         "suite": suite.summary(tasks),
         "started_at": started_at,
         "finished_at": now_iso(),
     }
-
-
-def setup_label(config: RunConfig, kind: str = SINGLE_CALL) -> str:
-    """The seed's "Setup" column: what differs from the task's defaults."""
-    parts: list[str] = [config.mode]
-    if kind == MULTI_TURN:
-        parts.append(f"{config.max_rounds} rounds")
-    if config.max_tokens != 160:
-        parts.append(f"{config.max_tokens} tok")
-    if config.reasoning is not None:
-        parts.append(f"reasoning={config.reasoning}")
-    if config.repeats > 1:
-        parts.append(f"x{config.repeats}")
-    return ", ".join(parts)
 
 
 def counts_of(

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import loads
 from tooleval.metrics import METRIC_NAMES, metric_names
 from tooleval.parsing import parse_text
 from tooleval.records import ItemScore, Task, ToolSpec
@@ -71,8 +72,8 @@ def task_of(doc: dict[str, Any]) -> Task:
     """The Task a document was built from; bad documents raise naming the document id."""
     where = f"lm-eval document {doc.get('id', '?')!r}"
     try:
-        row = json.loads(doc["task"])
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        row = loads(doc["task"], where)
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: field 'task' is not task JSON ({exc})") from None
     return task_from_json(row, where)
 

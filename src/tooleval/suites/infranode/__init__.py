@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING
 
+from tooleval.fileio import package_json, package_text
 from tooleval.records import Message, Mode, Task, ToolCall, ToolSpec
 from tooleval.scoring import score_parse
 from tooleval.suites.base import Suite, tool_specs_from_json
@@ -51,20 +51,16 @@ TOOLS_FILE = "tools.json"
 TASKS_FILE = "tasks.jsonl"
 
 
-def _package_text(name: str) -> str:
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
-
-
 @cache
 def load_tools() -> tuple[ToolSpec, ...]:
     """The twelve tools as a model sees them (from the packaged tools.json)."""
-    return tool_specs_from_json(json.loads(_package_text(TOOLS_FILE)), TOOLS_FILE)
+    return tool_specs_from_json(package_json(__name__, TOOLS_FILE), TOOLS_FILE)
 
 
 @cache
 def load_tasks() -> tuple[Task, ...]:
     """The packaged tasks (the generator's default output)."""
-    rows = iter_jsonl_text(_package_text(TASKS_FILE), TASKS_FILE)
+    rows = iter_jsonl_text(package_text(__name__, TASKS_FILE), TASKS_FILE)
     return tuple(task_from_json(row, f"{TASKS_FILE}:{line}") for line, row in rows)
 
 
