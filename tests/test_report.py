@@ -418,3 +418,77 @@ def test_command_fails_clearly_on_a_broken_file(
     assert call_command(str(tmp_path), "--no-files") == 2
     assert "bad.json" in capsys.readouterr().err
     assert call_command(str(tmp_path / "missing")) == 2
+
+
+# --- multi-turn runs beside single-call runs ----------------------------------------------
+
+
+OLD_CESIUM_REPORT = {
+    "createdAt": "2026-08-01T10:00:00+00:00",
+    "suite": "cesium",
+    "suiteVersion": "1.0.0",
+    "settings": {"model": "old-model", "backend": "openai", "repeats": 1, "maxRounds": 4},
+    "requestCount": 3,
+    "summary": {"scenarioPassRate": 0.5, "providerErrorRate": 0.5, "averageRounds": 1.0},
+    "results": [
+        {"id": "layer-basemap-en", "locale": "en", "repetition": 1, "outcome": "completed",
+         "passed": True, "rounds": 2, "calls": [], "transcript": []},
+        {"id": "camera-orbit-en", "locale": "en", "repetition": 1, "outcome": "provider_error",
+         "passed": False, "error": "server_error: boom", "rounds": 0},
+    ],
+}  # fmt: skip
+
+
+def cesium_results(folder: Path) -> Path:
+    from tooleval.runner import run_conversations
+    from tooleval.suites import load_suite
+
+    out = folder / "scenarios.json"
+    config = RunConfig(
+        suite="cesium", backend="fake", model="scenario-model", mode="native", concurrency=1,
+        task_ids=("layer-basemap-en", "camera-orbit-en"), output=out,
+    )  # fmt: skip
+    fake = make_fake(
+        {"tool_calls": [{"name": "setBasemap", "arguments": {"basemap": "satellite"}}]},
+        {"text": "Done."},
+        {"text": "I cannot orbit."},
+    )
+    run_conversations(config, fake, suite=load_suite("cesium"))
+    return out
+
+
+def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
+    results_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name in ("gold.json", "sloppy.json"):
+        (folder / name).write_bytes((results_dir / name).read_bytes())
+    cesium_results(folder)
+    (folder / "old-cesium.json").write_text(json.dumps(OLD_CESIUM_REPORT), encoding="utf-8")
+    loaded = load_runs([folder], lookup)
+    assert sorted(r.run_id for r in loaded.runs) == ["gold", "sloppy"]
+    assert sorted(c.run_id for c in loaded.conversations) == ["old-cesium", "scenarios"]
+    report = build_report(loaded)
+    new = next(c for c in report.conversations if c.run.run_id == "scenarios")
+    assert (new.success.k, new.success.n) == (1, 2)
+    assert new.run.original_metrics is not None
+    assert new.run.original_metrics["scenarioPassRate"] == 0.5
+    old = next(c for c in report.conversations if c.run.run_id == "old-cesium")
+    assert old.run.original_metrics is not None
+    assert old.run.original_metrics["providerErrorRate"] == 0.5 and old.success.n == 1
+    text = markdown(report)
+    assert "## Multi-turn runs" in text and "### Original harness metrics" in text
+    assert "scenarioPassRate" in text and "scenario-model" in text
+    document = report_json(report)
+    assert {r["run_id"] for r in document["multi_turn_runs"]} == {"old-cesium", "scenarios"}
+    written = write_report(report, tmp_path / "out")
+    assert {p.name for p in written} >= {"report.md", "report.json", "report.html"}
+
+
+def test_a_report_of_multi_turn_runs_only(tmp_path: Path) -> None:
+    cesium_results(tmp_path)
+    report = build_report(load_runs([tmp_path], lookup))
+    assert report.summaries == () and len(report.conversations) == 1
+    names = {p.name for p in write_report(report, tmp_path / "out")}
+    assert "report.md" in names and not any(n.endswith(".png") for n in names)

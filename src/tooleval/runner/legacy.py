@@ -33,22 +33,21 @@ def episodes_document(document: Mapping[str, Any]) -> dict[str, Any]:
 def _cesium_item(raw: Mapping[str, Any]) -> dict[str, Any]:
     error = raw.get("error")
     ending = CESIUM_ENDINGS.get(str(raw.get("outcome")), "answered")
+    scored = ending in ("answered", "max_rounds")
     usage = raw.get("usage") or {}
+    score = {
+        "passed": bool(raw.get("passed")),
+        "success": int(bool(raw.get("passed"))),
+        "workflow_passed": bool(raw.get("workflowPassed")),
+        "valid_required_tools": raw.get("validRequiredTools") or [],
+    }
     return {
         "task_id": raw.get("id"),
         "category": raw.get("locale"),
         "repeat": int(raw.get("repetition") or 1) - 1,
         "ending": ending,
-        "outcome": ("passed" if raw.get("passed") else "failed")
-        if ending in ("answered", "max_rounds")
-        else ending,
-        "score": {
-            "passed": bool(raw.get("passed")),
-            "workflow_passed": bool(raw.get("workflowPassed")),
-            "valid_required_tools": raw.get("validRequiredTools") or [],
-            "routing_missing_tools": raw.get("routingMissingTools") or [],
-            "selected_tools": raw.get("selectedTools") or [],
-        },
+        "outcome": ("passed" if raw.get("passed") else "failed") if scored else ending,
+        "score": score if scored else None,
         "final_answer": raw.get("finalText"),
         "rounds": raw.get("rounds", 0),
         "requests": raw.get("requests", 0),
