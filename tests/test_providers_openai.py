@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend: pure build/parse functions, then the SDK against a loopback
+"""The OpenAI-compatible backend: pure build/parse functions, then the provider against a loopback
 server speaking /v1/chat/completions in prompt and native mode, and every failure class."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def failure(reply: Any, request: GenerationRequest = PROMPT, **kwargs: Any) -> P
     with srv.serve(reply) as server, pytest.raises(ProviderError) as info:
         provider(server.base_url, **kwargs).generate(request)
     assert KEY not in str(info.value)
-    assert len(server.received) == 1  # one request, never an SDK retry
+    assert len(server.received) == 1  # one request, never a retry
     return info.value
 
 
@@ -172,7 +172,7 @@ def test_parse_failures_are_classified(body: dict[str, Any], error_class: ErrorC
     assert info.value.error_class is error_class
 
 
-# --- through the SDK against the loopback server ----------------------------------------
+# --- against the loopback server ----------------------------------------
 
 
 def test_prompt_mode_round_trip_sends_key_only_as_bearer() -> None:

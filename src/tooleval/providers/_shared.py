@@ -12,10 +12,21 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypedDict
 
+import httpx
+
 from tooleval.fileio import JsonFileError, loads
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import Preset, key_for
 from tooleval.records import Usage
+
+TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
+try:  # google-genai may send through the httpx2 fork instead of httpx
+    import httpx2
+
+    TIMEOUT_ERRORS += (httpx2.TimeoutException,)
+    TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, httpx2.TransportError)
+except ImportError:  # pragma: no cover - depends on the installed SDKs
+    TRANSPORT_ERRORS = (httpx.TransportError,)
 
 _QUOTA_MARKERS = (
     "insufficient_quota",
@@ -106,6 +117,30 @@ def sdk_failure(
     if isinstance(exc, UnicodeDecodeError):
         return invalid_body(f"not UTF-8 ({exc.reason})")
     raise exc
+
+
+def transport_failure(exc: Exception, url: str, secrets: tuple[str | None, ...]) -> ProviderError:
+    """The ProviderError for an HTTP client failure without an answer: a timeout, or a
+    connection that could not be made or broke (refused, reset, a body cut short)."""
+    if isinstance(exc, TIMEOUT_ERRORS):
+        return ProviderError(ErrorClass.TIMEOUT, f"no answer from {url} in time")
+    return ProviderError(
+        ErrorClass.CONNECTION, f"{url}: {redact(str(exc) or type(exc).__name__, secrets)}"
+    )
+
+
+def response_text(
+    status: int, content: bytes, headers: Mapping[str, str], secrets: tuple[str | None, ...]
+) -> str:
+    """The body of a successful answer as text; ProviderError for an error status or a body
+    that is not UTF-8 (never scored as a model answer)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid_body(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if status >= 400:
+        raise error_for_status(status, text, headers.get("retry-after"), secrets)
+    return text
 
 
 def invalid_body(detail: str) -> ProviderError:

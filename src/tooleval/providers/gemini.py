@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
 
-import httpx
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from tooleval.providers._shared import (
+    TRANSPORT_ERRORS,
     HostedOptions,
     dump_args,
     error_for_status,
@@ -27,23 +27,13 @@ from tooleval.providers._shared import (
     load_args,
     load_body,
     no_answer,
-    redact,
+    transport_failure,
     usage_of,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import PRESETS
 from tooleval.providers.reasoning import parse_reasoning
 from tooleval.records import GenerationRequest, GenerationResponse, Message, NativeToolCall, Usage
-
-_TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
-_TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError,)
-try:  # google-genai may send through the httpx2 fork instead of httpx
-    import httpx2
-
-    _TIMEOUT_ERRORS += (httpx2.TimeoutException,)
-    _TRANSPORT_ERRORS += (httpx2.TransportError,)
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    pass
 
 _RETRY_DELAY = re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"')
 
@@ -266,11 +256,8 @@ class GeminiProvider:
             return raw or ""
         except genai_errors.APIError as exc:
             failure = self._status_error(exc)
-        except _TIMEOUT_ERRORS:
-            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
-        except _TRANSPORT_ERRORS as exc:
-            detail = redact(str(exc), self._secrets)
-            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
+        except TRANSPORT_ERRORS as exc:
+            failure = transport_failure(exc, self.base_url, self._secrets)
         raise failure
 
     def _status_error(self, exc: genai_errors.APIError) -> ProviderError:
