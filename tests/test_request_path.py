@@ -10,7 +10,7 @@ import pytest
 
 from conftest import make_fake, make_mini_suite
 from tooleval.runner.conversation import Conversation
-from tooleval.runner.dispatch import Dispatcher, Session
+from tooleval.runner.dispatch import Dispatcher, InterruptGuard, Session
 from tooleval.runner.item import ItemSession
 from tooleval.runner.pacing import RETRY_AFTER_CAP_S, backoff_delay
 from tooleval.runner.records import RunConfig
@@ -74,3 +74,17 @@ def test_max_retries_counts_attempts() -> None:
     Dispatcher(fake, control, lambda s: None).run([session])
     assert session.record is not None and session.record.attempts == 3
     assert len(fake.requests) == 3 and control.policy == RequestPolicy(max_retries=2, concurrency=1)
+
+
+def test_ctrl_c_is_held_while_a_finished_item_is_written() -> None:
+    """An interrupt inside ``finish`` (journal line written, record not yet kept) would lose
+    the record from the results file; the guard raises it only once ``finish`` is done."""
+    guard = InterruptGuard()
+    kept: list[str] = []
+    with pytest.raises(KeyboardInterrupt), guard.critical():
+        guard._handler(2, None)  # Ctrl-C arrives here ...
+        kept.append("journal line")
+        kept.append("record")  # ... and is raised only after this
+    assert kept == ["journal line", "record"]
+    with pytest.raises(KeyboardInterrupt):
+        guard._handler(2, None)  # outside a critical section: at once

@@ -13,14 +13,20 @@ round, one ``generate_batch`` over the open sessions of a chunk.
 When the run stops (Ctrl-C, an error cap, the request budget, a failed ``finish``), sessions
 that did not finish are offered ``stopped(reason)``: a session that still makes a record
 (a conversation cut by the request budget) is finished too; the others are left out.
+
+Ctrl-C never lands in the middle of a ``finish`` (a journal line written but the record not
+kept): while one runs, the interrupt is held and raised right after it.
 """
 
 from __future__ import annotations
 
 import queue
+import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Protocol
 
 from tooleval.providers.base import BatchProvider, Provider, ProviderError
@@ -56,6 +62,43 @@ class Session(Protocol):
         ...
 
 
+class InterruptGuard:
+    """Holds a Ctrl-C that arrives inside a critical section until the section ends (on the
+    main thread, when Python's own SIGINT handler is in place; elsewhere it does nothing)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending = False
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.depth:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        usable = threading.current_thread() is threading.main_thread()
+        usable = usable and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        previous = signal.signal(signal.SIGINT, self._handler) if usable else None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    @contextmanager
+    def critical(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if self.pending and not self.depth:
+                self.pending = False
+                raise KeyboardInterrupt
+
+
 class Dispatcher:
     def __init__(
         self, provider: Provider, control: RunControl, finish: Callable[[Session], None]
@@ -63,6 +106,7 @@ class Dispatcher:
         self.provider = provider
         self.control = control
         self.finish = finish
+        self.guard = InterruptGuard()
 
     def run(self, sessions: Sequence[Session]) -> str | None:
         """Run every session; returns why the run stopped early, or None.
@@ -73,14 +117,16 @@ class Dispatcher:
         finished: set[int] = set()
 
         def done(session: Session) -> None:
-            finished.add(id(session))
-            self._finish(session)
+            with self.guard.critical():
+                finished.add(id(session))
+                self._finish(session)
 
         try:
-            if isinstance(self.provider, BatchProvider) and self.control.policy.rpm is None:
-                self._lockstep(sessions, done)
-            else:
-                self._threaded(sessions, done)
+            with self.guard.installed():
+                if isinstance(self.provider, BatchProvider) and self.control.policy.rpm is None:
+                    self._lockstep(sessions, done)
+                else:
+                    self._threaded(sessions, done)
         except KeyboardInterrupt:
             self.control.halt(INTERRUPTED)
             raise
