@@ -61,6 +61,8 @@ def summary_table(document: dict[str, Any]) -> Table:
         table.add_row(f"outcome {name}", str(count))
     for name, value in document["metrics"].items():
         table.add_row(name, fmt(value))
+    for name, value in (document.get("original_metrics") or {}).items():
+        table.add_row(f"{name} (original harness)", fmt(value))
     first = document.get("first_call") or {}
     if "call_match" in first:
         table.add_row("first-call call_match", fmt(first["call_match"]))
