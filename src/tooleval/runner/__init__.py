@@ -142,6 +142,18 @@ def with_exec_match(record: ItemRecord, task: Task, suite: Suite[Any]) -> ItemRe
     return replace(record, exec_match=suite.exec_match(task, record.parsed.first))
 
 
+def open_journal(
+    output: Path, header: dict[str, Any], append: bool, kept: dict[Key, ItemRecord]
+) -> Journal:
+    """The run's journal: appended to, or new and holding the ``kept`` records of a resumed
+    results file."""
+    journal = Journal(journal_path(output), header, append=append)
+    if not append:
+        for record in kept.values():
+            journal.append(record)
+    return journal
+
+
 def default_results_path(config: RunConfig) -> Path:
     """Where a run writes without ``output`` (the CLI always passes one)."""
     return config.output or Path("results") / "results.json"
@@ -167,18 +179,9 @@ def run_suite(
     output = default_results_path(config)
     header = journal_header(config, suite)
     records, append = previous_records(config, output, header)
-    pending = [
-        (task, repeat)
-        for repeat in range(config.repeats)
-        for task in tasks
-        if (task.id, repeat) not in records
-    ]
     if on_plan:
         on_plan(len(tasks) * config.repeats, len(records))
-    journal = Journal(journal_path(output), header, append=append)
-    if append is False and records:
-        for record in records.values():
-            journal.append(record)
+    journal = open_journal(output, header, append, records)
     by_id = {task.id: task for task in tasks}
 
     def finish(session: Session) -> None:
@@ -190,7 +193,12 @@ def run_suite(
             on_record(record)
 
     control = RunControl(config.policy)
-    sessions = [ItemSession(task, repeat, suite, config) for task, repeat in pending]
+    sessions = [
+        ItemSession(task, repeat, suite, config)
+        for repeat in range(config.repeats)
+        for task in tasks
+        if (task.id, repeat) not in records
+    ]
     started = now_iso()
     try:
         Dispatcher(provider, control, finish).run(sessions)

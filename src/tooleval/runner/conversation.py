@@ -54,9 +54,15 @@ BROKEN_CALL_REASONS = frozenset(
 def with_call_ids(calls: Sequence[NativeToolCall], round_no: int) -> tuple[NativeToolCall, ...]:
     """The calls with an id each (providers that return none get ``call_<round>_<n>``)."""
     return tuple(
-        call if call.call_id else NativeToolCall(call.name, call.arguments, f"call_{round_no}_{i}")
+        call if call.call_id else replace(call, call_id=f"call_{round_no}_{i}")
         for i, call in enumerate(calls)
     )
+
+
+def assistant_turn(response: GenerationResponse, calls: Sequence[NativeToolCall] = ()) -> Message:
+    """The model's turn as it goes back into the history (the one place that copies a
+    response into a message)."""
+    return Message("assistant", response.text, tool_calls=tuple(calls))
 
 
 def dialogue_of(suite: Suite[Any]) -> Dialogue[Any]:
@@ -148,18 +154,18 @@ class Conversation:
         if response.tool_calls:
             self._native_round(response)
         elif self.dialogue.text_calls:
-            self._text_round(response.text or "", parse_text(response.text))
+            self._text_round(response, parse_text(response.text))
         else:
-            self._final(response.text or "")
+            self._final(response)
 
-    def _final(self, text: str) -> None:
-        self.messages.append(Message("assistant", text))
-        self.final_answer = text
+    def _final(self, response: GenerationResponse) -> None:
+        self.messages.append(assistant_turn(response))
+        self.final_answer = response.text or ""
         self._end("answered", None, None)
 
     def _native_round(self, response: GenerationResponse) -> None:
         calls = with_call_ids(response.tool_calls, self.rounds)
-        self.messages.append(Message("assistant", response.text, tool_calls=calls))
+        self.messages.append(assistant_turn(response, calls))
         for index, call in enumerate(calls):
             parsed = parse_native([call])
             if index >= self.dialogue.max_calls_per_round:
@@ -172,11 +178,11 @@ class Conversation:
             text = self.dialogue.result_text(result.body)
             self.messages.append(Message("tool", text, tool_call_id=call.call_id, name=call.name))
 
-    def _text_round(self, text: str, parsed: ParseResult) -> None:
+    def _text_round(self, response: GenerationResponse, parsed: ParseResult) -> None:
         if not parsed.ok and parsed.reason not in BROKEN_CALL_REASONS:
-            self._final(text)
+            self._final(response)
             return
-        self.messages.append(Message("assistant", text))
+        self.messages.append(assistant_turn(response))
         results: list[tuple[str, str]] = []
         if not parsed.ok:
             refused = self._refuse("?", None, "unreadable_call", parsed.reason or "")
