@@ -62,7 +62,7 @@ GUIDE_MODEL_ENV = "MODEL_EVAL_MODEL"
 def fail(command: str, message: object, code: int = EXIT_BAD_INPUT) -> int:
     """Print ``tooleval COMMAND: message`` on stderr (one line) and return ``code``."""
     text = " ".join(str(message).split())
-    print(f"tooleval {command}: {text}", file=sys.stderr)
+    print(f"{' '.join(('tooleval', command)).strip()}: {text}", file=sys.stderr)
     return code
 
 
@@ -76,7 +76,7 @@ class Parser(argparse.ArgumentParser):
     on stderr and exit code 2 (no usage dump; ``--help`` has it)."""
 
     def error(self, message: str) -> NoReturn:
-        bad_input(self.prog.removeprefix("tooleval").strip() or "tooleval", message)
+        bad_input(self.prog.removeprefix("tooleval").strip(), message)
 
 
 # --- validating flag types ------------------------------------------------------------------
