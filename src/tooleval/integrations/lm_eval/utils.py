@@ -1,7 +1,7 @@
 """Hooks that lm-eval calls for the ``infranode_tools_de`` task (``!function utils.…``).
 
 lm-eval imports this file by its path, so it uses absolute imports only. The prompt comes from
-``tooleval.prompting.build_messages`` (the runner's prompt mode), the score from
+``tooleval.suites.infranode.prompting.build_messages`` (the runner's prompt mode), the score from
 ``tooleval.parsing.parse_text`` and ``tooleval.scoring.score_parse``: a model scored here and
 by ``tooleval run`` is scored by the same code.
 
