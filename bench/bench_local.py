@@ -37,7 +37,10 @@ def suite_conversations() -> tuple[list[list[tuple[str, str]]], str]:
     for task in load_tasks():
         messages = build_messages(task.question, tools)
         convs.append([(m.role, m.content or "") for m in messages])
-    return convs, "InfraNode suite via tooleval.suites.infranode.prompting.build_messages (prompt mode)"
+    return (
+        convs,
+        "InfraNode suite via tooleval.suites.infranode.prompting.build_messages (prompt mode)",
+    )
 
 
 def peak_rss_mib() -> float:
