@@ -103,7 +103,6 @@ def in_process(limit: int, naive_sample: int, max_new: int) -> dict[str, Any]:
     from tooleval.local.constrain import compile_tools
     from tooleval.local.engine import Engine
     from tooleval.local.tokenizer import ChatTokenizer
-    from tooleval.prompting import build_messages
     from tooleval.suites import load_suite
 
     t0 = time.perf_counter()
@@ -118,7 +117,7 @@ def in_process(limit: int, naive_sample: int, max_new: int) -> dict[str, Any]:
     compile_s = time.perf_counter() - t1
     prompts = [
         tok.encode(engine.model.chat_template.render([(m.role, m.content or "") for m in conv]))
-        for conv in (build_messages(t.question, suite.tools) for t in tasks)
+        for conv in (suite.messages(t, "prompt") for t in tasks)
     ]
     timer = MaskTimer()
     guides: dict[str, Callable[[int], Any] | None] = {"free": None, "constrained": grammar.guide}

@@ -71,7 +71,7 @@ def test_plain_pip_install_is_a_small_core_that_names_missing_extras(tmp_path: P
     listed = sh(bin_dir / "python", "-m", "pip", "list", "--format=json").stdout
     installed = {p["name"].lower() for p in json.loads(listed)}
     assert not installed & {"numpy", "openai", "anthropic", "google-genai", "mcp", "matplotlib"}
-    for backend, extra in (("local", "local"), ("openai", "openai"), ("anthropic", "anthropic")):
+    for backend, extra in (("local", "local"), ("gemini", "gemini"), ("anthropic", "anthropic")):
         ran = sh(bin_dir / "tooleval", "run", "--backend", backend, "--model", "m", "--limit", "1")
         assert ran.returncode == 2, ran.stderr
         assert f"pip install 'tooleval[{extra}]'" in ran.stderr and "Traceback" not in ran.stderr

@@ -19,10 +19,10 @@ from tooleval.local.constrain import (
 from tooleval.local.engine import Engine, shared_engine
 from tooleval.local.tokenizer import ChatTokenizer
 from tooleval.parsing import parse_response
-from tooleval.prompting import system_prompt
 from tooleval.providers.base import ProviderError
 from tooleval.providers.local import LocalProvider
 from tooleval.records import GenerationRequest, Message, ToolSpec
+from tooleval.suites.infranode.prompting import system_prompt
 
 TOOLS = (
     ToolSpec(

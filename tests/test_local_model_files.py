@@ -97,10 +97,10 @@ def test_cli_refuses_unknown_model_with_exit_2_and_writes_nothing(
 def test_cli_refuses_constrained_decoding_for_other_backends(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with pytest.raises(SystemExit) as caught:
-        main(["run", "--backend", "fake", "--decoding", "constrained"])
-    assert caught.value.code == 2
-    assert "only available for --backend local" in capsys.readouterr().err
+    for flags in (["--backend", "fake"], ["--provider", "deepseek"]):
+        assert main(["run", *flags, "--decoding", "constrained"]) == 2
+        err = capsys.readouterr().err
+        assert "only available for --backend local" in err and "Traceback" not in err
 
 
 # ----------------------------------------------------------------- supported files

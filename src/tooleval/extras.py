@@ -19,7 +19,6 @@ EXTRA_OF_MODULE = {
     "llguidance": "local",
     "threadpoolctl": "local",
     "jinja2": "local",
-    "openai": "openai",
     "google": "gemini",
     "anthropic": "anthropic",
     "mcp": "mcp",
@@ -50,7 +49,7 @@ def missing_extra_message(exc: ModuleNotFoundError, feature: str, extra: str | N
 def needs_extra(extra: str, feature: str) -> Iterator[None]:
     """Turn a ModuleNotFoundError inside the block into a MissingExtraError naming ``extra``.
 
-    ``feature`` says what needed it (``the openai backend``).
+    ``feature`` says what needed it (``the gemini backend``).
     """
     try:
         yield

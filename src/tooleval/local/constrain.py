@@ -3,8 +3,9 @@
 The constraint is a JSON Schema, ``anyOf`` one object per tool: ``{"name": <const>,
 "arguments": <the tool's parameters schema>}``: the answer format the prompt asks for, so the
 usual parser reads it like any free answer. It is written compactly (no spaces), like the tool
-lines the prompt lists (``tooleval.prompting.render_tools``): on the InfraNode suite this small
-model then finished every call within the token budget, where the spaced form left one open.
+lines the InfraNode prompt lists (``suites.infranode.prompting.render_tools``): on that suite
+this small model then finished every call within the token budget, where the spaced form left
+one open.
 llguidance compiles the schema against the engine's own vocabulary and computes, before every
 decoding step, the set of tokens that keep the output a valid prefix; everything else gets
 ``-inf`` before the argmax. Once the call is complete only the stop token is allowed.

