@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tooleval.records import ToolCall
+from tooleval.records import Task, ToolCall
 from tooleval.runner.records import ItemRecord, item_from_json
 from tooleval.runner.results import RESULTS_FORMAT, load_results
 from tooleval.suites import Suite, load_suite
@@ -52,6 +52,9 @@ class RunData:
     planned_by_category: Mapping[str, int]
     planned_by_category_exact: bool
     gold: Mapping[str, ToolCall] = field(default_factory=dict)
+    tasks: Mapping[str, Task] = field(default_factory=dict)
+    item_json: tuple[Mapping[str, Any], ...] = ()
+    """The items as the file has them (every field, also ones ``ItemRecord`` does not model)."""
 
     @property
     def errors(self) -> int:
@@ -209,7 +212,9 @@ def run_from_document(
         items=items,
         planned_by_category=by_category,
         planned_by_category_exact=exact,
-        gold={task_id: call for task_id, (_, call) in (known or {}).items()},
+        gold={task_id: task.gold for task_id, task in (known or {}).items()},
+        tasks=known or {},
+        item_json=tuple(document["items"]),
     )
 
 
@@ -217,13 +222,13 @@ def error_counts(raw: Any) -> dict[str, int]:
     return {str(k): int(v) for k, v in (raw or {}).items()}
 
 
-KnownTasks = dict[str, tuple[str, ToolCall]]
+KnownTasks = dict[str, Task]
 
 
 def suite_tasks(
     suite: Mapping[str, Any], config: Mapping[str, Any], suite_lookup: SuiteLookup
 ) -> KnownTasks | None:
-    """``task_id -> (category, gold)`` for the run's planned tasks, when the suite matches."""
+    """``task_id -> task`` for the run's planned tasks, when the suite matches."""
     found = suite_lookup(str(suite.get("name")))
     if found is None or found.version != suite.get("version"):
         return None
@@ -231,7 +236,7 @@ def suite_tasks(
     tasks = found.tasks[:limit] if isinstance(limit, int) and limit > 0 else found.tasks
     if len(tasks) != suite.get("n_tasks", len(tasks)):
         return None
-    return {t.id: (t.category, t.gold) for t in tasks}
+    return {t.id: t for t in tasks}
 
 
 def planned_by_category(
@@ -250,6 +255,6 @@ def planned_by_category(
         return {c: present.get(c, 0) for c in categories}, True
     if known is not None:
         repeats = planned // len(known) if known else 0
-        by_task = Counter(category for category, _ in known.values())
+        by_task = Counter(task.category for task in known.values())
         return {c: by_task.get(c, 0) * repeats for c in categories}, True
     return {c: present.get(c, 0) for c in categories}, False
