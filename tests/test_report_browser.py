@@ -266,6 +266,13 @@ def test_filters_change_the_visible_rows(browser: WebDriver, report_dir: Path) -
     assert sorted(c[1] for c in row_cells(browser)) == sorted(QUOTA_TASKS)
     assert hash_state(browser) == {"run": "mixed", "err": "quota_exhausted"}  # shareable
     choose(browser, "err", "")
+    header = browser.find_element(By.CSS_SELECTOR, "#explorer-app th[data-sort=id]")
+    header.click()
+    header = browser.find_element(By.CSS_SELECTOR, "#explorer-app th[data-sort=id]")
+    header.click()  # a second click sorts descending
+    ids = [c[1] for c in row_cells(browser)]
+    assert ids == sorted(ids, reverse=True) and len(ids) == 91
+    assert hash_state(browser) == {"run": "mixed", "sort": "id", "dir": "desc"}
     search = browser.find_element(By.CSS_SELECTOR, ".x-controls:not([hidden]) input[data-key=q]")
     search.send_keys("leider nichts")  # text of the prose answers, found in the outputs
     wait_for(browser, lambda: len(visible_rows(browser)) == 3)
