@@ -181,6 +181,27 @@ def test_optional_fields_appear_only_where_the_file_has_them(results: Path) -> N
     assert row["transcript"][1]["content"].endswith("[5 more characters in the results file]")
 
 
+def test_runs_of_one_suite_with_different_limits_share_every_question(
+    results: Path, tmp_path: Path
+) -> None:
+    fake_run(tmp_path, "short", gold_replies()[:2], limit=2)  # 100 %: listed first
+    fake_run(tmp_path, "long", mixed_replies())
+    data = page_data(page(tmp_path))
+    assert [r["id"] for r in data["runs"]] == ["short", "long"]
+    assert set(data["tasks"]["mini@1"]) == set(QUESTIONS)
+    assert data["runs"][0]["tasks"] == data["runs"][1]["tasks"] == "mini@1"
+
+
+def test_a_repeated_item_is_one_row_as_in_the_rates(results: Path) -> None:
+    from dataclasses import replace
+
+    run = runs(results)["mixed"]
+    first = dict(run.item_json[1])
+    twice = replace(run, item_json=(*run.item_json, first), items=())
+    rows = run_rows(twice)
+    assert len(rows) == 8 and len({(r["id"], r["rep"]) for r in rows}) == 8
+
+
 def test_rows_of_a_run_built_in_code_come_from_its_records(results: Path) -> None:
     from dataclasses import replace
 

@@ -190,9 +190,11 @@ def run_rows(run: RunData) -> list[Row]:
     records: list[ItemRecord | None] = list(run.items)
     if len(records) != len(raws):
         records = [None] * len(raws)
-    rows = [item_row(raw, record, run) for raw, record in zip(raws, records, strict=True)]
-    rows += missing_rows(run, {(row["id"], row["rep"]) for row in rows})
-    return rows
+    by_key: dict[tuple[str, int], Row] = {}
+    for raw, record in zip(raws, records, strict=True):
+        row = item_row(raw, record, run)
+        by_key[(row["id"], row["rep"])] = row  # a repeated key: the last wins, as in the rates
+    return [*by_key.values(), *missing_rows(run, set(by_key))]
 
 
 def task_table(run: RunData) -> dict[str, Any]:
@@ -222,8 +224,8 @@ def explorer_data(
     infos, rows = [], []
     for index, run in enumerate(runs):
         key = f"{run.suite_name}@{run.suite_version}" if run.tasks else None
-        if key is not None and key not in tasks:
-            tasks[key] = task_table(run)
+        if key is not None:  # runs with different --limit share one table
+            tasks.setdefault(key, {}).update(task_table(run))
         infos.append(run_info(run, key))
         rows += [{"run": index, **row} for row in run_rows(run)]
     present = {name for row in rows for name in row["out"]}
