@@ -331,6 +331,13 @@ def test_comparison_links_open_both_outputs_side_by_side(
     assert len(first) == 2 and "gold" in first[0].text and "mixed" in first[1].text
     assert first[0].find_element(By.CSS_SELECTOR, "pre.x-raw").text  # both raw outputs shown
     assert first[1].find_element(By.CSS_SELECTOR, "pre.x-raw").text
+    open_page(browser, report_dir)
+    both = browser.find_element(
+        By.CSS_SELECTOR, 'a[href="#view=compare&a=gold&b=mixed&metric=call_match&only=all"]'
+    )
+    assert both.text == "88"  # 91 items, 3 lost to the quota in the mixed run
+    both.click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".x-pair")) == 88
 
 
 def expand(driver: WebDriver, task_id: str, run: str) -> WebElement:

@@ -139,7 +139,8 @@ def link(text: str, href: str) -> str:
 def comparison_html(c: PairedComparison, title: str) -> str:
     hrefs = comparison_links(c)
     summary = (
-        f"On the {c.n} items both answered: {escape(c.a)} {with_interval(c.a_rate)}, "
+        f"On the {link(str(c.n), hrefs['all'])} items both answered: "
+        f"{escape(c.a)} {with_interval(c.a_rate)}, "
         f"{escape(c.b)} {with_interval(c.b_rate)}, delta {delta_text(c)} points; "
         f"only {escape(c.a)} right: {link(str(c.a_only), hrefs['a_only'])}, "
         f"only {escape(c.b)} right: {link(str(c.b_only), hrefs['b_only'])}; "

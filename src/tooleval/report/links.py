@@ -93,8 +93,9 @@ def compare_href(c: PairedComparison, **state: str) -> str:
 
 
 def comparison_links(c: PairedComparison) -> Mapping[str, str]:
-    """Hrefs for a comparison's counts: all differing items, and each direction."""
+    """Hrefs for a comparison's counts: common items, differing items, each direction."""
     return {
+        "all": compare_href(c, only="all"),
         "differ": compare_href(c),
         "a_only": compare_href(c, only="a"),
         "b_only": compare_href(c, only="b"),
