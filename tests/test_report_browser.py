@@ -1,9 +1,10 @@
 """The report page in a real browser: Debian's chromium, driven through chromium-driver.
 
-The results are made here: two fake-backend runs of the InfraNode suite through the real CLI
-(``gold`` answers every gold call; ``mixed`` guesses resource keys, writes umlaut slugs,
-answers in prose, loses three items to a quota and once answers with markup) and ``agent``,
-whose two_step items carry a multi-turn transcript (the shape of an episode's record).
+The results are made here, all through the real CLI with the shipped fake backend: two
+single-call runs of the InfraNode suite (``gold`` answers every gold call; ``mixed`` guesses
+resource keys, writes umlaut slugs, answers in prose, loses three items to a quota and once
+answers with markup), an InfraNode episodes run and a Cesium scenario run (see
+``report_results``).
 
 ``TOOLEVAL_BROWSER_RESULTS=DIR`` adds the results files in DIR (e.g. a real local run and a
 scripted run) to the page every test drives, and the screenshots then show a report of those
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -27,6 +29,14 @@ from typing import Any
 
 import pytest
 
+from report_results import (
+    EPISODES_RUN,
+    SCENARIOS_RUN,
+    episodes_results,
+    items,
+    scenario_results,
+)
+from report_results import MARKUP as EPISODE_MARKUP
 from tooleval.cli import main as cli
 from tooleval.records import Task, ToolCall
 from tooleval.suites import load_suite
@@ -94,25 +104,6 @@ def fake_run(folder: Path, model: str, reply: Any) -> None:
     assert code in (0, 3)  # 3: incomplete (the quota errors)
 
 
-def with_transcripts(gold_file: Path, out: Path) -> None:
-    """A copy of the gold run whose two_step items carry an episode's transcript."""
-    document = json.loads(gold_file.read_text(encoding="utf-8"))
-    document["config"]["model"] = "scripted-agent/with-a-long-model-name-for-the-layout-test"
-    for item in document["items"]:
-        if item["category"] == "two_step":
-            call = item["parsed"]["calls"][0]
-            item["transcript"] = [
-                {"role": "user", "content": "Wann fährt der nächste Zug?"},
-                {"role": "assistant", "content": None, "tool_calls": [call]},
-                {"role": "tool", "name": call["name"], "content": '{"stations": ["<b>Hbf</b>"]}'},
-                {"role": "assistant", "content": "Um 12:04 fährt der RE1 <i>ab</i>."},
-            ]
-            item["calls"] = [{"round": 0, **call, "status": 200, "valid": True, "error": None}]
-            item["final_answer"] = "Um 12:04 fährt der RE1 <i>ab</i>."
-            item["outcome"] = "success"
-    out.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("browser")
@@ -120,7 +111,8 @@ def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder.mkdir()
     fake_run(folder, "gold", lambda task, _: {"text": as_text(task.gold)})
     fake_run(folder, "mixed", mixed_reply)
-    with_transcripts(folder / "gold.json", folder / "agent.json")
+    episodes_results(folder)
+    scenario_results(folder)
     argv = ["report", str(folder), "--compare", "gold", "mixed"]
     added = added_results()
     for path in added:
@@ -152,10 +144,10 @@ def screenshot_page(
 
 
 def load_report_runs(folder: Path) -> dict[str, list[dict[str, Any]]]:
-    runs = {}
-    for name in ("gold", "mixed", "agent"):
-        runs[name] = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))["items"]
-    return runs
+    return {
+        name: items(folder / f"{name}.json")
+        for name in ("gold", "mixed", EPISODES_RUN, SCENARIOS_RUN)
+    }
 
 
 # --- the browser ----------------------------------------------------------------------------
@@ -378,18 +370,92 @@ def test_expanded_row_highlights_the_differing_argument(
     assert detail.find_element(By.CSS_SELECTOR, ".x-gold").text.startswith(gold.name)
 
 
-def test_transcript_of_an_episode_is_shown(browser: WebDriver, report_dir: Path) -> None:
-    open_page(browser, report_dir, "#run=agent&cat=two_step")
-    detail = expand(browser, "two_step-002", "agent")
+def column(driver: WebDriver, key: str) -> int:
+    keys: list[str] = driver.execute_script(
+        "return [...document.querySelectorAll('#explorer-app th')].map(th => th.dataset.sort);"
+    )
+    return keys.index(key)
+
+
+def test_an_episode_row_expands_to_the_whole_conversation(
+    browser: WebDriver, report_dir: Path
+) -> None:
+    recorded = {i["task_id"]: i for i in items(report_dir / f"{EPISODES_RUN}.json")}
+    item = recorded["resource_key-001"]
+    open_page(browser, report_dir, f"#run={EPISODES_RUN}&cat=resource_key")
+    detail = expand(browser, "resource_key-001", EPISODES_RUN)
     messages = detail.find_elements(By.CSS_SELECTOR, ".x-msg")
     roles = [
         m.find_element(By.CSS_SELECTOR, ".x-role").get_attribute("textContent") for m in messages
     ]
-    tool = next(t for t in SUITE.tasks if t.id == "two_step-002").gold.name
-    assert roles == ["user", "assistant", f"tool · {tool}", "assistant"]
-    assert '{"stations": ["<b>Hbf</b>"]}' in messages[2].text  # the tool result, as text
-    assert "Um 12:04 fährt der RE1 <i>ab</i>." in detail.text  # the final answer, as text
-    assert "executed calls" in detail.text and "outcome success" in detail.text
+    expected = [
+        " · ".join(p for p in (m["role"], m.get("name"), m.get("tool_call_id")) if p)
+        for m in item["transcript"]
+    ]
+    assert roles == expected  # system, user, assistant, tool, assistant, tool, assistant
+    tool_result = item["transcript"][3]["content"]
+    assert tool_result[:200] in (messages[3].get_attribute("textContent") or "")
+    assert EPISODE_MARKUP in detail.text  # the final answer, as text
+    assert browser.execute_script("return window.pwned;") is None
+    assert detail.find_elements(By.TAG_NAME, "img") == []
+    assert f"outcome {item['outcome']} · ending answered" in detail.text
+    executed = detail.find_elements(By.CSS_SELECTOR, "table.x-exec tr")
+    assert len(executed) == 1 + len(item["calls"])
+    differing = detail.find_elements(By.CSS_SELECTOR, ".x-args tr.x-diff th")
+    assert [d.text for d in differing] == ["resource"]  # the first call against the gold call
+    open_page(browser, report_dir, f"#run={EPISODES_RUN}&end=max_rounds")
+    (only,) = row_cells(browser)
+    assert only[1] == "two_step-001" and only[column(browser, "cls")] == "incomplete"
+
+
+def test_a_scenario_row_shows_the_checks_and_call_kinds(
+    browser: WebDriver, report_dir: Path
+) -> None:
+    open_page(browser, report_dir, f"#run={SCENARIOS_RUN}")
+    detail = expand(browser, "layer-basemap-en", SCENARIOS_RUN)
+    checks = detail.find_element(By.CSS_SELECTOR, "table.x-checks")
+    assert "setBasemap" in checks.text and "value_mismatch" in checks.text
+    assert 'setBasemap {"basemap":"dark"}' in detail.find_element(By.CSS_SELECTOR, ".x-exec").text
+    detail = expand(browser, "view-instant-en", SCENARIOS_RUN)
+    calls = detail.find_element(By.CSS_SELECTOR, "table.x-exec").text
+    assert "teleport" in calls and "hallucinated" in calls and "not_offered" in calls
+    assert "missing" in detail.find_element(By.CSS_SELECTOR, "table.x-checks").text
+
+
+def multi_turn_links(driver: WebDriver) -> list[tuple[str, str]]:
+    links: list[tuple[str, str]] = driver.execute_script(
+        "const h = [...document.querySelectorAll('h2')].find(e => e.textContent === "
+        "'Multi-turn runs');"
+        "let t = h.nextElementSibling; while (t.tagName !== 'TABLE') t = t.nextElementSibling;"
+        "return [...t.querySelectorAll('a')].map(a => [a.textContent, a.getAttribute('href')]);"
+    )
+    return links
+
+
+def test_every_number_of_the_multi_turn_table_opens_its_conversations(
+    browser: WebDriver, report_dir: Path
+) -> None:
+    """Each count opens exactly that many conversations; success is the share of them."""
+    open_page(browser, report_dir)
+    links = multi_turn_links(browser)
+    assert len(links) >= 16
+    checked = 0
+    for text, href in links:
+        open_page(browser, report_dir, href)
+        cells = row_cells(browser)
+        counted = re.fullmatch(r"(?:[a-z_]+ )?(\d+)", text)
+        if counted:
+            assert len(cells) == int(counted.group(1)), (text, href)
+            checked += 1
+        elif "metric=success" in href:
+            index = column(browser, "success")
+            share = sum(1 for c in cells if c[index] == "✓") / len(cells)
+            assert text.startswith(f"{100 * share:.1f} ["), (text, href)
+            checked += 1
+        else:  # model or setup: the run's conversations
+            planned = len(items(report_dir / f"{dict(hash_state(browser))['run']}.json"))
+            assert len(cells) == planned
+    assert checked >= 12
 
 
 def no_horizontal_scroll(driver: WebDriver) -> bool:
@@ -404,6 +470,9 @@ def test_page_fits_1280_pixels_light_and_dark(browser: WebDriver, report_dir: Pa
     open_page(browser, report_dir, "#run=mixed&cat=resource_key&val=0")
     assert no_horizontal_scroll(browser)
     expand(browser, row_cells(browser)[0][1], "mixed")
+    assert no_horizontal_scroll(browser)
+    open_page(browser, report_dir, f"#run={EPISODES_RUN}&cat=resource_key")
+    expand(browser, "resource_key-001", EPISODES_RUN)
     assert no_horizontal_scroll(browser)
     open_page(browser, report_dir, "#view=compare&a=gold&b=mixed")
     assert no_horizontal_scroll(browser)
@@ -426,22 +495,31 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_screenshots_for_the_docs(
-    browser: WebDriver, screenshot_page: tuple[Path, str, str, str], tmp_path: Path
+    browser: WebDriver,
+    screenshot_page: tuple[Path, str, str, str],
+    report_dir: Path,
+    tmp_path: Path,
 ) -> None:
+    """The summary, the explorer and the side-by-side view of the page the docs show, and a
+    conversation of the scripted episodes run (always part of this test's report)."""
     target = Path(os.environ.get("TOOLEVAL_BROWSER_SCREENSHOTS") or tmp_path)
     target.mkdir(parents=True, exist_ok=True)
-    report_dir, run, a, b = screenshot_page
+    page_dir, run, a, b = screenshot_page
     shots = {}
-    open_page(browser, report_dir)
+    open_page(browser, page_dir)
     browser.execute_script("window.scrollTo(0, 0);")
     shots["report-summary.png"] = browser.get_screenshot_as_png()
-    open_page(browser, report_dir, f"#run={run}&cat=resource_key&val=0")
+    open_page(browser, page_dir, f"#run={run}&cat=resource_key&val=0")
     expand(browser, row_cells(browser)[0][1], run)
     browser.execute_script("document.getElementById('explorer').scrollIntoView();")
     shots["report-explorer.png"] = browser.get_screenshot_as_png()
-    open_page(browser, report_dir, f"#view=compare&a={a}&b={b}")
+    open_page(browser, page_dir, f"#view=compare&a={a}&b={b}")
     assert browser.find_elements(By.CSS_SELECTOR, ".x-pair")
     shots["report-compare.png"] = browser.get_screenshot_as_png()
+    open_page(browser, report_dir, f"#run={EPISODES_RUN}&cat=resource_key")
+    expand(browser, "resource_key-001", EPISODES_RUN)
+    browser.execute_script("document.getElementById('explorer').scrollIntoView();")
+    shots["report-conversation.png"] = browser.get_screenshot_as_png()
     for name, data in shots.items():
         width, height = png_size(data)
         assert width == WIDTH and height > 800

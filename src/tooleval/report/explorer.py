@@ -1,14 +1,12 @@
-"""The item explorer's data: one row per planned item of a run, as plain JSON for the page.
+"""Explorer rows of a single-call run, and the helpers every row builder shares.
 
-``run_rows`` is the one adapter from a loaded run to explorer rows. It reads each item as the
-results file has it (``RunData.item_json``), so optional fields appear when a file has them
-and are left out when it does not: ``format_ok``, ``exec_match``, an item-level
-``extractor``, and for episodes and scenarios ``transcript``, ``calls``, ``final_answer`` and
-``outcome``. A planned item without a record (a run that stopped early) becomes a row with
-the error class ``not_run``, so the rows behind a rate are exactly its denominator.
-
-The page embeds the data with ``json_block``: JSON inside ``<script type="application/json">``
-with ``<``, ``>`` and ``&`` escaped, so no model output can end the block or open a tag.
+``run_rows`` is the one adapter from a single-call run to explorer rows. It reads each item
+by the fields of ``tooleval-results/2`` (``kind: single_call``; older files arrive upgraded) as
+the results file has them (``RunData.item_json``), so optional fields appear when a file has
+them and are left out when it does not (``format_ok``, ``exec_match``, an item-level
+``extractor``). A planned item without a record (a run that stopped early) becomes a row with
+the error class ``not_run``, so the rows behind a rate are exactly its denominator. Multi-turn
+rows are built in ``conversation_rows``; the page's data in ``page_data``.
 """
 
 from __future__ import annotations
@@ -21,11 +19,10 @@ from typing import Any
 
 from tooleval.records import Task, ToolCall
 from tooleval.report.analysis import NOT_COVERED, classify_not_covered
-from tooleval.report.loading import RunData
+from tooleval.report.loading import RunData, RunInfo
 from tooleval.runner.records import ItemRecord
 from tooleval.scoring import arguments_match
 
-DATA_FORMAT = "tooleval-explorer/1"
 MAX_TEXT_CHARS = 8000
 """Longer outputs are cut in the page (the results file keeps them whole)."""
 NOT_RUN = "not_run"
@@ -46,26 +43,20 @@ def clip(text: Any) -> str | None:
     return f"{shown[:MAX_TEXT_CHARS]}\n… [{cut:,} more characters in the results file]"
 
 
-def outcome(raw: Mapping[str, Any]) -> dict[str, int | None]:
-    """The 0/1 outcomes an item has; episodes score their first call under ``first_call``."""
-    score = raw.get("score") if isinstance(raw.get("score"), dict) else None
-    if score is None or "call_match" not in score:
-        first = raw.get("first_call")
-        score = first if isinstance(first, dict) else score
-    found: dict[str, int | None] = {}
+def outcome(raw: Mapping[str, Any], score: Any) -> dict[str, int]:
+    """The 0/1 outcomes an item has: its ``score`` (single call: the item's score; multi-turn:
+    the first turn's, ``first_call``) and the item-level ones (``format_ok``, ``exec_match``)."""
+    scores: Mapping[str, Any] = score if isinstance(score, dict) else {}
+    found: dict[str, int] = {}
     for name in METRICS:
-        value = (score or {}).get(name)
-        if name in ITEM_LEVEL and raw.get(name) is not None:
-            value = raw[name]
+        value = raw[name] if name in ITEM_LEVEL and raw.get(name) is not None else scores.get(name)
         if value is not None:
             found[name] = int(bool(value))
-    if score is not None and "success" in score:
-        found["success"] = int(bool(score["success"]))
     return found
 
 
 def token_counts(usage: Any) -> list[int | None]:
-    """``[input, output]`` tokens; an episode's list of usages is summed."""
+    """``[input, output]`` tokens; a conversation's list of usages (one per turn) is summed."""
     usages = usage if isinstance(usage, list) else [usage]
     totals: list[int | None] = [None, None]
     for entry in (u for u in usages if isinstance(u, dict)):
@@ -74,6 +65,13 @@ def token_counts(usage: Any) -> list[int | None]:
             if isinstance(value, int):
                 totals[index] = (totals[index] or 0) + value
     return totals
+
+
+def seconds(value: Any) -> float | None:
+    """A latency in seconds, or None when the file has none."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def call_json(call: Any) -> dict[str, Any] | None:
@@ -120,51 +118,22 @@ def parsed_fields(raw: Mapping[str, Any], task: Task | None) -> Row:
     return row
 
 
-def message_json(message: Any) -> dict[str, Any] | None:
-    if not isinstance(message, dict):
-        return None
-    calls = [call_json(c) for c in message.get("tool_calls") or []]
-    return {
-        "role": str(message.get("role", "?")),
-        "content": clip(message.get("content")),
-        "calls": [c for c in calls if c],
-        "name": message.get("name"),
-    }
-
-
-def episode_fields(raw: Mapping[str, Any]) -> Row:
-    """Transcript, executed calls, final answer and outcome, where the item has them."""
-    row: Row = {}
-    if isinstance(raw.get("transcript"), list):
-        row["transcript"] = [m for m in map(message_json, raw["transcript"]) if m]
-    if isinstance(raw.get("calls"), list):
-        keys = ("round", "name", "arguments", "status", "valid", "error")
-        row["executed"] = [{k: c.get(k) for k in keys} for c in raw["calls"] if isinstance(c, dict)]
-    if "final_answer" in raw:
-        row["final_answer"] = clip(raw.get("final_answer"))
-    if isinstance(raw.get("outcome"), str):
-        row["episode_outcome"] = raw["outcome"]
-    return row
-
-
 def item_row(raw: Mapping[str, Any], record: ItemRecord | None, run: RunData) -> Row:
     """One explorer row from one item of a results file."""
     task = run.tasks.get(str(raw.get("task_id")))
-    latency = raw.get("latency_s")
     row: Row = {
         "id": str(raw.get("task_id")),
         "cat": str(raw.get("category")),
         "rep": int(raw.get("repeat") or 0),
-        "out": outcome(raw),
+        "out": outcome(raw, raw.get("score")),
         "err": raw.get("error_class"),
         "err_msg": clip(raw.get("error_message")),
-        "lat": latency if isinstance(latency, int | float) and math.isfinite(latency) else None,
+        "lat": seconds(raw.get("latency_s")),
         "tok": token_counts(raw.get("usage")),
         "raw": clip(raw.get("raw_output")),
         "finish": raw.get("finish_reason"),
         "attempts": raw.get("attempts"),
         **parsed_fields(raw, task),
-        **episode_fields(raw),
     }
     if isinstance(raw.get("question"), str) and task is None:
         row["q"] = raw["question"]
@@ -173,13 +142,15 @@ def item_row(raw: Mapping[str, Any], record: ItemRecord | None, run: RunData) ->
     return row
 
 
-def missing_rows(run: RunData, present: set[tuple[str, int]]) -> list[Row]:
+def missing_rows(
+    run: RunInfo, tasks: Mapping[str, Any], present: set[tuple[str, int]]
+) -> list[Row]:
     """A ``not_run`` row for every planned item without a record (needs the suite's tasks)."""
-    repeats = run.planned // len(run.tasks) if run.tasks else 0
+    repeats = run.planned // len(tasks) if tasks else 0
     return [
         {"id": task.id, "cat": task.category, "rep": repeat, "out": {}, "err": NOT_RUN}
         for repeat in range(repeats)
-        for task in run.tasks.values()
+        for task in tasks.values()
         if (task.id, repeat) not in present
     ]
 
@@ -194,65 +165,4 @@ def run_rows(run: RunData) -> list[Row]:
     for raw, record in zip(raws, records, strict=True):
         row = item_row(raw, record, run)
         by_key[(row["id"], row["rep"])] = row  # a repeated key: the last wins, as in the rates
-    return [*by_key.values(), *missing_rows(run, set(by_key))]
-
-
-def task_table(run: RunData) -> dict[str, Any]:
-    return {
-        task.id: {"q": task.question, "gold": task.gold.to_json()} for task in run.tasks.values()
-    }
-
-
-def run_info(run: RunData, tasks_key: str | None) -> dict[str, Any]:
-    return {
-        "id": run.run_id,
-        "label": run.label,
-        "model": run.model,
-        "setup": run.setup,
-        "suite": f"{run.suite_name} {run.suite_version}".strip(),
-        "tasks": tasks_key,
-        "planned": run.planned,
-        "answered": run.answered,
-    }
-
-
-def explorer_data(
-    runs: Sequence[RunData], categories: Sequence[str], pairs: Sequence[tuple[str, str]] = ()
-) -> dict[str, Any]:
-    """Everything the page's script needs: runs, rows (``run`` = index into runs), tasks."""
-    tasks: dict[str, Any] = {}
-    infos, rows = [], []
-    for index, run in enumerate(runs):
-        key = f"{run.suite_name}@{run.suite_version}" if run.tasks else None
-        if key is not None:  # runs with different --limit share one table
-            tasks.setdefault(key, {}).update(task_table(run))
-        infos.append(run_info(run, key))
-        rows += [{"run": index, **row} for row in run_rows(run)]
-    present = {name for row in rows for name in row["out"]}
-    return {
-        "format": DATA_FORMAT,
-        "runs": infos,
-        "categories": list(categories),
-        "metrics": [m for m in (*METRICS, "success") if m in present],
-        "pairs": [list(pair) for pair in pairs],
-        "tasks": tasks,
-        "rows": rows,
-    }
-
-
-def finite(value: Any) -> Any:
-    """``value`` with every NaN or infinity replaced by its name (JSON has neither)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite(v) for v in value]
-    return value
-
-
-def json_block(data: Any, element_id: str) -> str:
-    """``data`` as an inert ``<script type="application/json">`` element."""
-    text = json.dumps(finite(data), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
+    return [*by_key.values(), *missing_rows(run, run.tasks, set(by_key))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
@@ -17,16 +18,20 @@ from importlib.resources import files
 from tooleval.report.analysis import BEHAVIOURS, PairedComparison
 from tooleval.report.build import Report
 from tooleval.report.charts import BARS, HEATMAP, NOT_COVERED
-from tooleval.report.explorer import explorer_data, json_block
 from tooleval.report.links import (
     Cell,
+    Joined,
     Linked,
     behaviour_href,
     compare_href,
     comparison_links,
+    conversation_table,
     linked_row,
+    original_table,
 )
 from tooleval.report.loading import RunData
+from tooleval.report.multiturn import HEAD as CONVERSATION_HEAD
+from tooleval.report.page_data import explorer_data, json_block
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
 from tooleval.report.tables import (
     BEHAVIOUR_LABELS,
@@ -40,6 +45,7 @@ from tooleval.report.tables import (
 )
 
 DATA_ID = "tooleval-data"
+CAMEL = re.compile(r"([a-z])([A-Z])")
 RUN_COLUMNS = ("#", "model", "setup")
 
 
@@ -64,6 +70,9 @@ def content_security_policy(script: str, style: str) -> str:
 def cell_html(cell: Cell) -> str:
     if isinstance(cell, Linked):
         return f'<a href="{escape(cell.href)}">{escape(cell.text)}</a>'
+    if isinstance(cell, Joined):
+        joined = escape(cell.separator).join(cell_html(part) for part in cell.parts)
+        return joined + escape(cell.suffix)
     if isinstance(cell, tuple):
         first, *rest = (cell_html(c) for c in cell)
         return first + (f" ({', '.join(rest)})" if rest else "")
@@ -71,8 +80,9 @@ def cell_html(cell: Cell) -> str:
 
 
 def head_html(text: str) -> str:
-    """A header cell that may break after underscores (long category names)."""
-    return escape(text).replace("_", "_<wbr>")
+    """A header cell that may break after underscores and inside camelCase (long category and
+    metric names)."""
+    return CAMEL.sub(r"\1<wbr>\2", escape(text).replace("_", "_<wbr>"))
 
 
 def html_table(
@@ -99,6 +109,8 @@ def html_table(
 
 def summary_tables(report: Report) -> str:
     """The main table without per-category columns, then call_match by category per run."""
+    if not report.summaries:
+        return ""
     head = header(report)
     rows = [
         linked_row(head, cells, summary, report.categories)
@@ -195,6 +207,35 @@ def not_covered_html(report: Report, charts: Mapping[str, bytes]) -> str:
     )
 
 
+def conversations_html(report: Report) -> str:
+    """The multi-turn runs (episodes, scenarios), every number linked to its conversations."""
+    if not report.conversations:
+        return ""
+    note = (
+        "success: conversations that reached the suite's goal, of those the model finished "
+        f"(interval: {INTERVAL_METHOD}); endings count every conversation; outcomes are the "
+        "suite's verdict classes (the ending where a conversation was not scored). Each "
+        "number opens its conversations; a row there expands to the whole transcript."
+    )
+    classes = ["" if c.run.complete else "incomplete" for c in report.conversations]
+    texts = ("suite", "model", "setup", "endings", "outcomes", "errors")
+    left = [i for i, name in enumerate(CONVERSATION_HEAD) if name in texts]
+    parts = [
+        "<h2>Multi-turn runs</h2>",
+        f'<p class="note">{escape(note)}</p>',
+        html_table(CONVERSATION_HEAD, conversation_table(report.conversations), classes, left),
+    ]
+    head, table = original_table(report.conversations)
+    if table:
+        parts += [
+            "<h3>Original harness metrics</h3>",
+            '<p class="note">As the original Cesium evaluation defines them (error runs in every '
+            "denominator, null for an empty one); each links to all conversations of its run.</p>",
+            html_table(head, table, left=(0, 1), klass="original"),
+        ]
+    return "".join(parts)
+
+
 def explorer_runs(report: Report) -> list[RunData]:
     """The shown runs, plus any run a comparison names."""
     runs = {s.run.run_id: s.run for s in report.shown}
@@ -207,19 +248,31 @@ def explorer_runs(report: Report) -> list[RunData]:
 
 def explorer_html(report: Report) -> str:
     pairs = [(c.a, c.b) for c in (*report.mode_deltas, *report.comparisons)]
-    data = explorer_data(explorer_runs(report), report.categories, pairs)
+    conversations = [c.run for c in report.conversations]
+    data = explorer_data(explorer_runs(report), report.categories, pairs, conversations)
     return (
         '<section id="explorer"><h2>Items</h2>'
         '<p class="note">One row per item and repeat; click a row for the gold call, the '
-        "parsed call, the raw output and the parser's reason. Every number above links here."
+        "parsed call, the raw output and the parser's reason, and for a multi-turn run the "
+        "whole conversation. Every number above links here."
         "<noscript> The item explorer needs JavaScript.</noscript></p>"
         '<div id="explorer-app"></div></section>' + json_block(data, DATA_ID)
     )
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def intro(report: Report) -> str:
+    if not report.summaries:
+        return (
+            f'<p class="note">{plural(len(report.conversations), "multi-turn run")}. '
+            "Every number links to the conversations behind it.</p>"
+        )
     return (
-        f'<p class="note">{len(report.summaries)} runs, sorted by {escape(report.sort_key)}; '
+        f'<p class="note">{plural(len(report.summaries), "run")}, sorted by '
+        f"{escape(report.sort_key)}; "
         f"rates in percent; intervals: {escape(INTERVAL_METHOD)}; paired test: "
         f"{escape(PAIRED_METHOD)}; delta intervals: {escape(DELTA_METHOD)}. "
         f"{escape(INCOMPLETE_MARK)}: gaps count as misses in "
@@ -237,6 +290,7 @@ def render_html(report: Report, charts: Mapping[str, bytes]) -> str:
         image(HEATMAP, charts, "call_match heatmap: runs by category"),
         image(BARS, charts, "call_match with 95% intervals"),
         "</div>",
+        conversations_html(report),
     ]
     if report.mode_deltas:
         body.append("<h2>Prompt vs. native mode</h2>")

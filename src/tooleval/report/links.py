@@ -3,9 +3,11 @@
 A link is a URL fragment (``#run=gpt-4.1&cat=resource_key&metric=call_match``) that the page's
 script reads as its filter state, so a link can also be copied and shared. Keys:
 ``run``, ``cat`` (a category, or ``!name`` for every category but one), ``metric`` and ``val``
-(``1`` hits, ``0`` misses), ``err`` (``none`` answered only, ``any`` unanswered, or a class),
-``beh`` (a not_covered behaviour), ``q`` (search text), ``view=compare`` with ``a``, ``b`` and
-``only`` (``a`` or ``b``: the run that alone got the item right).
+(``1`` hits, ``0`` misses), ``err`` (``none`` answered only, ``any`` unanswered, ``class`` a
+provider error of any class, or one class), ``end`` (how a conversation ended), ``cls`` (a
+conversation's outcome class), ``beh`` (a not_covered behaviour), ``q`` (search text),
+``view=compare`` with ``a``, ``b`` and ``only`` (``a`` or ``b``: the run that alone got the
+item right).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from urllib.parse import urlencode
 
 from tooleval.report.analysis import NOT_COVERED, PairedComparison, RunSummary
 from tooleval.report.explorer import METRICS
+from tooleval.report.loading import RunInfo
+from tooleval.report.multiturn import HEAD as CONVERSATION_HEAD
+from tooleval.report.multiturn import ConversationSummary, original_rows, rows
 
 RUN_COLUMNS = frozenset({"model", "setup", "answered"})
 
@@ -28,8 +33,17 @@ class Linked:
     href: str
 
 
-Cell = str | Linked | tuple[Linked, ...]
-"""Plain text, one link, or several links shown as ``first (second, third)``."""
+@dataclass(frozen=True)
+class Joined:
+    """Parts (text or links) shown one after another, separated by ``separator``."""
+
+    parts: tuple[str | Linked, ...]
+    separator: str = ", "
+    suffix: str = ""
+
+
+Cell = str | Linked | tuple[Linked, ...] | Joined
+"""Plain text, one link, several links shown as ``first (second, third)``, or joined parts."""
 
 
 def items_href(**state: str) -> str:
@@ -54,10 +68,10 @@ def column_state(column: str, categories: Sequence[str]) -> dict[str, str] | Non
     return None
 
 
-def error_cell(summary: RunSummary) -> Cell:
-    """The errors cell: the total links to every unanswered item, each class to its items."""
-    run = summary.run
-    total = Linked(str(run.errors), items_href(run=run.run_id, err="any"))
+def error_cell(run: RunInfo) -> Cell:
+    """The errors cell: the total links to every item with a provider error, each class to its
+    items (items a stopped run never asked are not errors: they are ``not_run``)."""
+    total = Linked(str(run.errors), items_href(run=run.run_id, err="class"))
     if not run.errors:
         return total
     by_class = (
@@ -75,7 +89,7 @@ def linked_row(
     for column, text in zip(head, cells, strict=True):
         state = column_state(column, categories)
         if column == "errors":
-            out.append(error_cell(summary))
+            out.append(error_cell(summary.run))
         elif state is None or not text or text == "–":
             out.append(text)
         else:
@@ -100,3 +114,62 @@ def comparison_links(c: PairedComparison) -> Mapping[str, str]:
         "a_only": compare_href(c, only="a"),
         "b_only": compare_href(c, only="b"),
     }
+
+
+def counts_cell(run_id: str, key: str, counts: Mapping[str, int]) -> Cell:
+    """``name count, …``, each linked to its items (``key=name``); ``0`` links to none."""
+    if not counts:
+        return "0"
+    return Joined(
+        tuple(
+            Linked(f"{name} {count}", items_href(run=run_id, **{key: name}))
+            for name, count in sorted(counts.items())
+        )
+    )
+
+
+def conversation_cells(summary: ConversationSummary, cells: Sequence[str]) -> list[Cell]:
+    """A row of the multi-turn table with every number linked to its conversations."""
+    run = summary.run
+    href = {"run": run.run_id}
+    linked: dict[str, Cell] = {
+        "model": Linked(run.model, items_href(**href)),
+        "setup": Linked(run.setup, items_href(**href)),
+        "finished": Joined(
+            (
+                Linked(str(summary.success.n), items_href(**href, err="none")),
+                Linked(str(run.planned), items_href(**href)),
+            ),
+            "/",
+            "" if run.complete else " ⚠",
+        ),
+        "endings": counts_cell(run.run_id, "end", run.endings),
+        "outcomes": counts_cell(run.run_id, "cls", run.outcomes),
+        "errors": error_cell(run),
+    }
+    success = cells[CONVERSATION_HEAD.index("success [95% CI]")]
+    if success != "–":
+        linked["success [95% CI]"] = Linked(
+            success, items_href(**href, metric="success", err="none")
+        )
+    return [linked.get(name, text) for name, text in zip(CONVERSATION_HEAD, cells, strict=True)]
+
+
+def conversation_table(summaries: Sequence[ConversationSummary]) -> list[list[Cell]]:
+    return [
+        conversation_cells(s, cells) for s, cells in zip(summaries, rows(summaries), strict=True)
+    ]
+
+
+def original_table(
+    summaries: Sequence[ConversationSummary],
+) -> tuple[list[str], list[list[Cell]]]:
+    """The original harness's metrics; each pools every conversation of its run, so each
+    links to all of them."""
+    head, table = original_rows(summaries)
+    with_original = [s for s in summaries if s.run.original_metrics]
+    out: list[list[Cell]] = []
+    for summary, cells in zip(with_original, table, strict=True):
+        href = items_href(run=summary.run.run_id)
+        out.append([text if text == "null" else Linked(text, href) for text in cells])
+    return head, out

@@ -35,7 +35,13 @@ const Dom = (() => {
     const box = el(
       "div",
       {},
-      el("div", { class: "x-label" }, `${label} (${text.length.toLocaleString("en")} characters)`),
+      label
+        ? el(
+            "div",
+            { class: "x-label" },
+            `${label} (${text.length.toLocaleString("en")} characters)`,
+          )
+        : null,
       pre,
     );
     if (long) {
@@ -110,62 +116,132 @@ const Dom = (() => {
     if (table.rows.length) put(box, table);
     return box;
   }
-  function transcriptView(r) {
-    if (!r.transcript && !r.executed && r.final_answer === undefined) return null;
-    const box = el(
+  // --- a conversation (multi-turn runs) ------------------------------------------------
+  // A long text (a system prompt, a tool result) is stored once for the page: {text: index}.
+  const textOf = (part, texts) =>
+    !part ? null : part.text !== undefined ? texts[part.text] : part.content;
+  function messageView(m, texts) {
+    const role = /^[a-z]+$/.test(m.role) ? m.role : "other";
+    const who = [m.role, m.name, m.tool_call_id].filter(Boolean).join(" · ");
+    const text = textOf(m, texts);
+    let body = text ? folded(text, null) : null;
+    if (role === "system" && text)
+      body = el(
+        "details",
+        {},
+        el("summary", {}, `system prompt (${text.length} characters)`),
+        el("pre", {}, text),
+      );
+    return el(
       "div",
-      { class: "x-transcript" },
+      { class: "x-msg x-" + role },
+      el("span", { class: "x-role" }, who),
+      body,
+      (m.calls || []).map((c) => callView(c)),
+    );
+  }
+  function cellsTable(klass, head, rows) {
+    return el(
+      "table",
+      { class: klass },
       el(
-        "div",
-        { class: "x-label" },
-        "transcript" + (r.episode_outcome ? " · outcome " + r.episode_outcome : ""),
+        "tr",
+        {},
+        head.map((h) => el("th", { class: "l" }, h)),
+      ),
+      rows.map((cells) =>
+        el(
+          "tr",
+          {},
+          cells.map((c) => el("td", { class: "l" }, c)),
+        ),
       ),
     );
-    for (const m of r.transcript || []) {
-      const role = /^[a-z]+$/.test(m.role) ? m.role : "other";
-      put(
-        box,
-        el(
-          "div",
-          { class: "x-msg x-" + role },
-          el("span", { class: "x-role" }, m.role + (m.name ? " · " + m.name : "")),
-          m.content ? folded(m.content, "content") : null,
-          (m.calls || []).map((c) => callView(c)),
-        ),
-      );
-    }
-    if (r.executed && r.executed.length) {
-      put(
-        box,
-        el("div", { class: "x-label" }, "executed calls"),
-        el(
-          "table",
-          {},
-          el(
-            "tr",
-            {},
-            ["round", "call", "status", "valid", "error"].map((h) => el("th", { class: "l" }, h)),
-          ),
-          r.executed.map((c) =>
-            el(
-              "tr",
-              {},
-              el("td", {}, c.round ?? ""),
-              el("td", { class: "l" }, c.name + " " + json(c.arguments)),
-              el("td", {}, c.status ?? "–"),
-              el("td", {}, mark(c.valid ? 1 : 0)),
-              el("td", { class: "l" }, c.error || ""),
-            ),
-          ),
-        ),
-      );
-    }
-    if (r.final_answer !== undefined)
-      put(
-        box,
-        r.final_answer ? folded(r.final_answer, "final answer") : el("p", {}, "no final answer"),
-      );
-    return box;
   }
-  return { el, put, json, mark, folded, callView, transcriptView };
+  function executedView(calls) {
+    if (!calls || !calls.length) return null;
+    const kinds = calls.some((c) => c.kind);
+    const status = (c) =>
+      [c.status, c.source_status].filter((v) => v !== null && v !== undefined).join(" · ");
+    const kind = (c) =>
+      el("span", { class: c.kind === "required" || c.kind === "allowed" ? "" : "bad" }, c.kind);
+    const rows = calls.map((c) => [
+      c.round ?? "",
+      c.name + " " + json(c.arguments),
+      kinds ? (c.kind ? kind(c) : "") : null,
+      status(c) || "–",
+      mark(c.valid ? 1 : 0),
+      c.error ? el("span", { class: "bad" }, c.error) : "",
+    ]);
+    const head = ["round", "call", kinds ? "kind" : null, "status", "valid", "error"];
+    const drop = (cells) => cells.filter((c) => c !== null);
+    return [
+      el("div", { class: "x-label" }, "executed calls"),
+      cellsTable("x-exec", drop(head), rows.map(drop)),
+    ];
+  }
+  function checksView(checks) {
+    if (!checks || !checks.length) return null;
+    const keys = [...new Set(checks.flatMap((c) => Object.keys(c)))];
+    const value = (k, v) => {
+      const text = v === null || v === undefined ? "" : typeof v === "string" ? v : json(v);
+      return k === "status" && text !== "matched" ? el("span", { class: "bad" }, text) : text;
+    };
+    return [
+      el("div", { class: "x-label" }, "checks"),
+      cellsTable(
+        "x-checks",
+        keys,
+        checks.map((c) => keys.map((k) => value(k, c[k]))),
+      ),
+    ];
+  }
+  function scoreView(r) {
+    const parts = [];
+    if (r.problems && r.problems.length)
+      parts.push(
+        el("div", { class: "x-label" }, "problems"),
+        el(
+          "ul",
+          { class: "x-problems" },
+          r.problems.map((p) => el("li", {}, p)),
+        ),
+      );
+    const score = Object.entries(r.score || {});
+    if (score.length)
+      parts.push(
+        el("div", { class: "x-label" }, "score"),
+        el(
+          "p",
+          { class: "x-score" },
+          score.map(([k, v], i) => [i ? " · " : "", k + " ", typeof v === "string" ? v : json(v)]),
+        ),
+      );
+    return parts;
+  }
+  function verdictLine(r) {
+    const bits = ["outcome " + (r.cls || "–"), "ending " + (r.end || "–")];
+    if (r.out && r.out.success !== undefined)
+      bits.push("success " + (r.out.success ? "yes" : "no"));
+    if (r.rounds !== null && r.rounds !== undefined) bits.push(r.rounds + " rounds");
+    if (r.requests) bits.push(r.requests + " requests");
+    return el("p", { class: "x-verdict" }, bits.join(" · "));
+  }
+  function conversationView(r, texts) {
+    if (!r.transcript) return null;
+    return el(
+      "div",
+      { class: "x-transcript" },
+      el("div", { class: "x-label" }, "conversation"),
+      verdictLine(r),
+      r.transcript.map((m) => messageView(m, texts)),
+      executedView(r.executed),
+      checksView(r.checks),
+      scoreView(r),
+      textOf(r.final, texts)
+        ? folded(textOf(r.final, texts), "final answer")
+        : el("p", {}, "no final answer"),
+    );
+  }
+  return { el, put, json, mark, folded, callView, conversationView, textOf };
 })();

@@ -19,10 +19,31 @@
     exec_match: "exec",
     success: "success",
   };
-  const ERRORS = [...new Set(ROWS.map((r) => r.err).filter(Boolean))].sort();
-  const BEHAVIOURS = [...new Set(ROWS.map((r) => r.beh).filter(Boolean))].sort();
+  const TEXTS = DATA.texts || [];
+  const values = (key) => [...new Set(ROWS.map((r) => r[key]).filter(Boolean))].sort();
+  const ERRORS = values("err");
+  const BEHAVIOURS = values("beh");
+  const ENDS = values("end");
+  const CLASSES = values("cls");
+  // how a conversation ended, and a run's gaps, are not provider errors (``err=class``)
+  const NOT_ERRORS = new Set([
+    "not_run",
+    "answered",
+    "max_rounds",
+    "provider_error",
+    "budget_exhausted",
+    "blocked",
+  ]);
   const HAS_REPEATS = ROWS.some((r) => r.rep > 0);
-  const WIDTH = 6 + METRICS.length + (HAS_REPEATS ? 1 : 0);
+  const HAS_TURNS = RUNS.some((run) => run.kind === "multi_turn");
+  // outcome columns: those the rows of the chosen run have (all runs: every one)
+  let columns = METRICS;
+  const width = () => 6 + columns.length + (HAS_REPEATS ? 1 : 0) + (HAS_TURNS ? 1 : 0);
+  function columnsFor(runId) {
+    const rows = runId ? ROWS.filter((r) => RUNS[r.run].id === runId) : ROWS;
+    const found = METRICS.filter((m) => rows.some((r) => r.out[m] !== undefined));
+    return found.length ? found : METRICS;
+  }
   const PAGE = 400;
   const DEFAULTS = {
     view: "items",
@@ -31,6 +52,8 @@
     metric: METRICS[0] || "call_match",
     val: "",
     err: "",
+    end: "",
+    cls: "",
     beh: "",
     q: "",
     sort: "",
@@ -44,8 +67,10 @@
   });
 
   // --- helpers ---------------------------------------------------------------------------
-  const { el, put, json, mark, folded, callView, transcriptView } = Dom;
+  const { el, put, json, mark, folded, callView, conversationView, textOf } = Dom;
   const answered = (r) => !r.err;
+  const isError = (r) => Boolean(r.err) && !NOT_ERRORS.has(r.err);
+  const multiTurn = (r) => RUNS[r.run].kind === "multi_turn";
   const hit = (r, m) => answered(r) && r.out[m] === 1;
   const miss = (r, m) => !answered(r) || r.out[m] === 0;
   const runIndex = (id) => RUNS.findIndex((run) => run.id === id);
@@ -55,8 +80,9 @@
 
   function searchText(r) {
     if (r.search === undefined) {
-      const parts = [r.id, question(r), r.raw, json(r.calls || []), r.final_answer, r.err_msg];
-      for (const m of r.transcript || []) parts.push(m.content, json(m.calls));
+      const parts = [r.id, question(r), r.raw, json(r.calls || []), r.err_msg];
+      for (const m of r.transcript || []) if (m.role !== "system") parts.push(textOf(m, TEXTS));
+      parts.push(r.cls, ...(r.problems || []), json(r.executed || []));
       r.search = parts.filter(Boolean).join("\n").toLowerCase();
     }
     return r.search;
@@ -96,7 +122,10 @@
     if (s.val === "0" && !miss(r, s.metric)) return false;
     if (s.err === "none" && !answered(r)) return false;
     if (s.err === "any" && answered(r)) return false;
-    if (s.err && s.err !== "none" && s.err !== "any" && r.err !== s.err) return false;
+    if (s.err === "class" && !isError(r)) return false;
+    if (s.err && !["none", "any", "class"].includes(s.err) && r.err !== s.err) return false;
+    if (s.end && r.end !== s.end) return false;
+    if (s.cls && r.cls !== s.cls) return false;
     if (s.beh && r.beh !== s.beh) return false;
     if (s.q && !searchText(r).includes(s.q.toLowerCase())) return false;
     return true;
@@ -107,6 +136,7 @@
     rep: (r) => r.rep,
     cat: (r) => r.cat,
     q: question,
+    cls: (r) => r.cls || "",
     lat: (r) => (r.lat === null || r.lat === undefined ? -1 : r.lat),
     tok: (r) => (r.tok && r.tok[1] !== null ? r.tok[1] : -1),
   };
@@ -184,10 +214,15 @@
         ["", "all items"],
         ["none", "answered"],
         ["any", "not answered"],
+        ["class", "any provider error"],
         ...ERRORS.map((e) => [e, e]),
       ],
       "error",
     ),
+    ENDS.length ? select("end", [["", "any"], ...ENDS.map((e) => [e, e])], "ending") : null,
+    CLASSES.length
+      ? select("cls", [["", "any"], ...CLASSES.map((c) => [c, c])], "outcome class")
+      : null,
     BEHAVIOURS.length
       ? select("beh", [["", "any"], ...BEHAVIOURS.map((b) => [b, b])], "not_covered behaviour")
       : null,
@@ -257,6 +292,7 @@
     if (r.tok && (r.tok[0] !== null || r.tok[1] !== null))
       parts.push(`tokens in ${r.tok[0] ?? "–"} / out ${r.tok[1] ?? "–"}`);
     if (r.attempts > 1) parts.push(r.attempts + " attempts");
+    if (r.rounds) parts.push(r.rounds + " rounds");
     if (r.finish) parts.push("finish: " + r.finish);
     return el("p", { class: "x-meta" }, parts.filter(Boolean).join(" · "));
   }
@@ -292,7 +328,6 @@
   function detailView(r) {
     const t = task(r);
     const gold = t ? t.gold : null;
-    const calls = r.calls || [];
     const box = el(
       "div",
       { class: "x-detail" },
@@ -307,41 +342,54 @@
       const why = r.err === "not_run" ? "no record: the run stopped before this item" : r.err_msg;
       put(box, el("p", { class: "x-errbox" }, r.err + (why ? ": " + why : "")));
     }
-    if (r.err !== "not_run") {
-      put(
-        box,
+    if (r.err === "not_run") return box;
+    if (multiTurn(r)) {
+      put(box, gold ? goldAndFirst(r, gold, "first call (scored like a single call)") : null);
+      return put(box, conversationView(r, TEXTS));
+    }
+    return put(box, singleCallView(r, gold), parserLine(r), outputView(r));
+  }
+  function singleCallView(r, gold) {
+    const calls = r.calls || [];
+    return el(
+      "div",
+      { class: "x-calls" },
+      el(
+        "div",
+        {},
+        el("div", { class: "x-label" }, "gold call"),
+        gold ? callView(gold, null, null, "x-gold") : el("p", {}, "unknown"),
+      ),
+      el(
+        "div",
+        {},
         el(
           "div",
-          { class: "x-calls" },
-          el(
-            "div",
-            {},
-            el("div", { class: "x-label" }, "gold call"),
-            gold ? callView(gold, null, null, "x-gold") : el("p", {}, "unknown"),
-          ),
-          el(
-            "div",
-            {},
-            el(
-              "div",
-              { class: "x-label" },
-              calls.length > 1 ? "parsed call (first, scored)" : "parsed call",
-            ),
-            callView(calls[0] || null, r.diff, gold),
-            calls.length > 1
-              ? [
-                  el("div", { class: "x-label" }, "later calls (not scored)"),
-                  calls.slice(1).map((c) => callView(c)),
-                ]
-              : null,
-          ),
+          { class: "x-label" },
+          calls.length > 1 ? "parsed call (first, scored)" : "parsed call",
         ),
-        parserLine(r),
-        outputView(r),
-        transcriptView(r),
-      );
-    }
-    return box;
+        callView(calls[0] || null, r.diff, gold),
+        calls.length > 1
+          ? [
+              el("div", { class: "x-label" }, "later calls (not scored)"),
+              calls.slice(1).map((c) => callView(c)),
+            ]
+          : null,
+      ),
+    );
+  }
+  function goldAndFirst(r, gold, label) {
+    return el(
+      "div",
+      { class: "x-calls" },
+      el(
+        "div",
+        {},
+        el("div", { class: "x-label" }, "gold call"),
+        callView(gold, null, null, "x-gold"),
+      ),
+      el("div", {}, el("div", { class: "x-label" }, label), callView(first(r), r.diff, gold)),
+    );
   }
 
   // --- the item list ---------------------------------------------------------------------
@@ -370,8 +418,9 @@
       el("td", {}, r.cat),
       el("td", {}, el("div", { class: "x-q" }, question(r))),
     ];
-    if (answered(r)) cells.push(METRICS.map((m) => el("td", { class: "m" }, mark(r.out[m]))));
-    else cells.push(el("td", { class: "x-err", colspan: METRICS.length }, r.err));
+    if (answered(r)) cells.push(columns.map((m) => el("td", { class: "m" }, mark(r.out[m]))));
+    else cells.push(el("td", { class: "x-err", colspan: columns.length }, r.err));
+    if (HAS_TURNS) cells.push(el("td", { class: "x-cls", title: r.cls || "" }, r.cls || ""));
     cells.push(
       el("td", { class: "num" }, r.lat === null || r.lat === undefined ? "–" : r.lat.toFixed(2)),
     );
@@ -409,8 +458,9 @@
     );
   }
   const detailRow = (r) =>
-    el("tr", { class: "x-detail-row" }, el("td", { colspan: WIDTH }, detailView(r)));
+    el("tr", { class: "x-detail-row" }, el("td", { colspan: width() }, detailView(r)));
   function renderItems() {
+    columns = columnsFor(state.run);
     const rows = sorted(ROWS.filter((r) => passes(r, state)));
     const colgroup = el(
       "colgroup",
@@ -420,7 +470,8 @@
       HAS_REPEATS ? el("col", { class: "c-rep" }) : null,
       el("col", { class: "c-cat" }),
       el("col", {}),
-      METRICS.map(() => el("col", { class: "c-m" })),
+      columns.map(() => el("col", { class: "c-m" })),
+      HAS_TURNS ? el("col", { class: "c-cls" }) : null,
       el("col", { class: "c-num" }),
       el("col", { class: "c-num" }),
     );
@@ -432,7 +483,8 @@
       HAS_REPEATS ? headCell("rep", "rep", "num") : null,
       headCell("cat", "category"),
       headCell("q", "question"),
-      METRICS.map((m) => headCell(m, LABELS[m] || m, "m")),
+      columns.map((m) => headCell(m, LABELS[m] || m, "m")),
+      HAS_TURNS ? headCell("cls", "outcome", "", "outcome class of a conversation") : null,
       headCell("lat", "sec", "num", "latency in seconds"),
       headCell("tok", "tokens", "num", "output tokens"),
     );
@@ -509,12 +561,15 @@
         {},
         RUNS[r.run].label,
         " ",
-        METRICS.map((m) => [" ", LABELS[m] || m, " ", mark(r.out[m])]),
+        METRICS.filter((m) => r.out[m] !== undefined).map((m) => [
+          " ",
+          LABELS[m] || m,
+          " ",
+          mark(r.out[m]),
+        ]),
       ),
       callView(first(r), r.diff, gold),
-      parserLine(r),
-      outputView(r),
-      transcriptView(r),
+      multiTurn(r) ? conversationView(r, TEXTS) : [parserLine(r), outputView(r)],
     );
   }
   function renderCompare() {
