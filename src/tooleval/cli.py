@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "lm_eval_import",
     "report",
     "measure",
+    "audit",
 )
 
 

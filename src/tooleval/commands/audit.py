@@ -1,0 +1,80 @@
+"""``tooleval audit``: check that every item of a suite is defensible; non-zero on a defect."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from tooleval.records import Task
+from tooleval.suites import SUITE_NAMES
+from tooleval.suites.infranode.audit import AuditReport, audit_suite
+from tooleval.tasks import TaskFormatError, iter_jsonl_text, task_from_json
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="check that every task is defensible (exit 1 on a defect)"
+    )
+    parser.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
+    parser.add_argument(
+        "--tasks", type=Path, default=None, help="a tasks.jsonl to audit (default: the shipped one)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+def read_tasks(path: Path) -> list[Task]:
+    """Tasks from a JSONL file; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskFormatError(f"{path}: cannot read ({exc})") from None
+    return [task_from_json(row, f"{path}:{line}") for line, row in iter_jsonl_text(text, str(path))]
+
+
+def summary_table(report: AuditReport) -> Table:
+    table = Table(title=f"tooleval audit: {report.suite} {report.version}, {report.tasks} tasks")
+    for name in ("category", "items", "templates", "openings", "top opening", "registers", "kinds"):
+        table.add_column(name, justify="left" if name in ("category", "top opening") else "right")
+    for c in report.categories:
+        word, count = c.top_opening
+        registers = " ".join(f"{k} {v}" for k, v in c.registers.items()) or "–"
+        table.add_row(
+            c.category,
+            str(c.items),
+            str(c.templates),
+            str(c.openings),
+            f"{word} ({count})",
+            registers,
+            str(len(c.kinds)),
+        )
+    return table
+
+
+def print_report(report: AuditReport) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(summary_table(report))
+    for defect in report.defects:
+        console.print(
+            f"[red]defect[/] {defect.task_id or 'suite'} {defect.check}: {defect.message}"
+        )
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts().items()))
+    console.print(f"{len(report.defects)} defects" + (f" ({counts})" if counts else ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        tasks = read_tasks(args.tasks) if args.tasks is not None else None
+    except TaskFormatError as exc:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"tooleval audit: {exc}")
+        return 2
+    report = audit_suite(tasks, str(args.tasks) if args.tasks else "tasks.jsonl (shipped)")
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print_report(report)
+    return 0 if report.ok else 1
