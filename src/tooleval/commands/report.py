@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tooleval.report import ReportInputError, build_report, load_runs, rich_table, write_report
+from tooleval.report.versions import select_version
 
 DEFAULT_RESULTS = Path("results")
 
@@ -34,6 +35,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--skip-bad", action="store_true", help="skip malformed results files instead of failing"
+    )
+    p.add_argument(
+        "--suite-version",
+        default=None,
+        metavar="V",
+        help="report only runs of this suite version (runs of different versions do not compare)",
     )
     p.set_defaults(func=run)
 
@@ -63,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         loaded = load_runs(paths, strict=not args.skip_bad)
+        if args.suite_version is not None:
+            loaded = select_version(loaded, args.suite_version)
         if not loaded.runs:
             err.print(f"[red]tooleval report:[/] no results files in {', '.join(map(str, paths))}")
             return 2

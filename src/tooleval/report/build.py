@@ -21,6 +21,7 @@ from tooleval.report.analysis import (
 )
 from tooleval.report.loading import LoadedRuns, RunData
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
+from tooleval.report.versions import check_one_version
 
 REPORT_FORMAT = "tooleval-report/1"
 
@@ -93,6 +94,7 @@ def build_report(
     top: int | None = None,
 ) -> Report:
     runs = loaded.runs
+    check_one_version(runs)
     categories = union_categories(runs)
     keys = (*METRIC_NAMES, WITHOUT_NOT_COVERED, *(f"call_match_{c}" for c in categories))
     if sort_key not in keys:
