@@ -89,10 +89,11 @@ def execute_or_none(transport: Transport, call: ToolCall) -> ApiResponse | None:
 
 
 def exec_match(task: Task, call: ToolCall | None, transport: Transport) -> int:
-    """1 when ``call`` executes to the same answer as the task's gold call, else 0.
+    """1 when ``call`` executes to the same answer as the task's gold call, else 0; for a task
+    about one station (two_step), 1 when the call's answer lists that station.
 
-    Executes both calls on ``transport`` (the in-process replica for reproducible numbers).
-    A call with ``call_match`` 1 always has ``exec_match`` 1.
+    Executes the calls on ``transport`` (the in-process replica for reproducible numbers).
+    A call with ``call_match`` 1 always has ``exec_match`` 1 (``tooleval audit`` checks it).
     """
     if call is None:
         return 0
