@@ -72,6 +72,18 @@ def test_every_max_per_category_size_has_no_suite_defect(largest: list[Task]) ->
         assert suite_defects(tasks, CATEGORIES, available) == [], size
 
 
+def test_another_seed_is_defect_free_at_every_size() -> None:
+    """The rules are general: a different seed draws other cities, templates and keys."""
+    tasks = generate_tasks(REPLICA, GeneratorConfig(seed=1, max_per_category=10_000))
+    report = audit_tasks(tasks, load_tools(), CATEGORIES, SUITE_VERSION, "seed 1", REPLICA)
+    assert report.defects == ()
+    available = available_kinds(AuditContext(load_tools(), (), REPLICA, SUITE_VERSION))
+    by_category = {c: [t for t in tasks if t.category == c] for c in CATEGORIES}
+    for size in range(1, max(len(v) for v in by_category.values()) + 1):
+        sized = [t for c in CATEGORIES for t in by_category[c][:size]]
+        assert suite_defects(sized, CATEGORIES, available) == [], size
+
+
 def test_a_defect_makes_the_command_fail(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -196,17 +196,20 @@ class Generator:
         banks: Mapping[str, Sequence[Phrase]],
         status: str,
     ) -> Iterator[Candidate]:
-        """Rounds over the askable keys: each template once, with a city answering ``status``."""
+        """Rounds over the askable keys: each key once per round, each template once, with a city
+        answering ``status``; within a round the template (and so the key) comes from the picker,
+        which keeps openings and registers balanced across keys."""
         table = load_table()
         keys = sorted(k for k in banks if table.subjects[k].asked)
         cities, used = CityCycle(self._plain_cities(rng)), {k: set[str]() for k in keys}
+        owner = {p.text: k for k in keys for p in banks[k]}
         for _ in range(max((len(banks[k]) for k in keys), default=0)):
-            rng.shuffle(keys)
-            for key in keys:
-                remaining = [p for p in banks[key] if p.text not in used[key]]
-                if not remaining:
-                    continue
-                phrase = picker.pick(remaining)
+            pending = [k for k in keys if any(p.text not in used[k] for p in banks[k])]
+            while pending:
+                options = [p for k in pending for p in banks[k] if p.text not in used[k]]
+                phrase = picker.pick(options)
+                key = owner[phrase.text]
+                pending.remove(key)
                 used[key].add(phrase.text)
                 city = cities.take(self._answering(key, status))
                 if city is not None:

@@ -74,7 +74,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "icu-live": bank(
         formal=("Wie viele Intensivbetten sind in {city} derzeit frei?",),
-        colloquial=("Wie voll sind die Intensivstationen in {city} gerade?",),
+        colloquial=("Sind die Intensivstationen in {city} gerade voll?",),
         terse=("Freie Intensivbetten in {city}?",),
     ),
     "water-level": bank(
@@ -99,7 +99,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "unemployment": bank(
         formal=("Wie hoch ist die Arbeitslosenquote in {city}?",),
-        colloquial=("Wie sieht's in {city} mit der Arbeitslosigkeit aus?",),
+        colloquial=("Gibt's in {city} eigentlich viele Arbeitslose?",),
         terse=("Arbeitslosenquote in {city}?",),
     ),
     "tourism": bank(
@@ -114,17 +114,17 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "accidents": bank(
         formal=("Wie viele Verkehrsunfälle wurden 2024 in {city} registriert?",),
-        colloquial=("Wie oft kracht's in {city}? Gibt's Zahlen zu Unfällen mit Radfahrern?",),
+        colloquial=("Kracht's in {city} oft? Gibt's Zahlen zu Unfällen mit Radfahrern?",),
         terse=("Tödliche Verkehrsunfälle in {city} 2024?",),
     ),
     "crime-stats": bank(
         formal=("Wie hoch ist die Aufklärungsquote bei Straftaten in {city}?",),
-        colloquial=("Wie sicher ist {city} eigentlich? Was sagt die Kriminalstatistik?",),
+        colloquial=("Ist {city} eigentlich sicher? Was sagt die Kriminalstatistik?",),
         terse=("Straftaten in {city} 2024?",),
     ),
     "vehicle-registrations": bank(
         formal=("Wie viele Pkw und wie viele Elektroautos sind in {city} zugelassen?",),
-        colloquial=("Wie viele E-Autos sind in {city} eigentlich zugelassen?",),
+        colloquial=("Sag mal, wie viele E-Autos sind in {city} zugelassen?",),
         terse=("Pkw-Bestand in {city}?",),
     ),
     "election": bank(
@@ -149,7 +149,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "solar-roofs": bank(
         formal=("Wie viele Dächer in {city} eignen sich laut Solarkataster für Photovoltaik?",),
-        colloquial=("Wie viel Solarstrom könnten die Dächer in {city} pro Jahr liefern?",),
+        colloquial=("Was könnten die Dächer in {city} im Jahr an Solarstrom liefern?",),
         terse=("Geeignete Dachflächen für Solaranlagen in {city}?",),
     ),
     "land-values": bank(
@@ -234,7 +234,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "tree-cadastre": bank(
         formal=("Wie viele Straßenbäume verzeichnet das Baumkataster von {city}?",),
-        colloquial=("Wie viele Bäume stehen eigentlich an den Straßen von {city}?",),
+        colloquial=("Stehen in {city} eigentlich viele Bäume an den Straßen?",),
         terse=("Straßenbäume in {city}?",),
     ),
     "public-tenders": bank(
