@@ -5,9 +5,11 @@ tool (``overview``, ``stations``, …) with the German names that point to it, t
 reader could take instead, the words its payload cannot answer, and whether any question may
 ask for it. Names under ``shared`` fit several subjects ("Hochwasser": flood or water-level).
 
-A question *reads as* the subjects that every name found in it fits (the longest match wins
-where names overlap, so "Hochwasserwarnung" is not also "Hochwasser"). A question is
-defensible for its gold subject when it reads as exactly that subject.
+A part of a question *reads as* the subjects that every name found in it fits (the longest
+match wins where names overlap, so "Hochwasserwarnung" is not also "Hochwasser"), plus every
+subject of a *literal* name, which no other word can rule out ("Baustellen" stays a reading of
+``construction`` even next to "Innenstadt"). A question is defensible for its gold subject when
+each part that names something reads as exactly that subject.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class Match:
     end: int
     name: str
     subjects: frozenset[str]
+    literal: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,12 @@ class Reading:
 
     @property
     def subjects(self) -> frozenset[str]:
-        """The subjects every found name fits (empty when the names contradict each other)."""
+        """The subjects every found name fits, plus those of literal names (empty when the
+        names contradict each other)."""
         if not self.matches:
             return frozenset()
-        return frozenset.intersection(*(m.subjects for m in self.matches))
+        common = frozenset.intersection(*(m.subjects for m in self.matches))
+        return common.union(*(m.subjects for m in self.matches if m.literal))
 
     @property
     def mentioned(self) -> frozenset[str]:
@@ -85,6 +90,7 @@ class ConfusablesTable:
     subjects: Mapping[str, Subject]
     names: Mapping[str, frozenset[str]]  # folded name -> subjects it fits
     same_as: Mapping[str, str]
+    literal: frozenset[str] = frozenset()  # folded names that name each of their subjects
 
     def canonical(self, subject: str) -> str:
         return self.same_as.get(subject, subject)
@@ -99,7 +105,7 @@ class ConfusablesTable:
         """The names found in ``text`` (already masked), longest matches only."""
         folded = fold_question(text)
         found = [
-            Match(start, start + len(name), name, subjects)
+            Match(start, start + len(name), name, subjects, name in self.literal)
             for name, subjects in self.names.items()
             for start in _occurrences(folded, name)
         ]
@@ -127,7 +133,11 @@ def _maximal(found: list[Match]) -> list[Match]:
         key = (m.start, m.end)
         prev = merged.get(key)
         merged[key] = (
-            m if prev is None else Match(m.start, m.end, m.name, prev.subjects | m.subjects)
+            m
+            if prev is None
+            else Match(
+                m.start, m.end, m.name, prev.subjects | m.subjects, prev.literal or m.literal
+            )
         )
     spans = list(merged.values())
     return [
@@ -161,6 +171,7 @@ def table_from_json(data: Mapping[str, Any], source: str = TABLE_FILE) -> Confus
     """Build the table, naming ``source`` and the subject on any inconsistency."""
     subjects = {sid: _subject(sid, row) for sid, row in data["subjects"].items()}
     names: dict[str, set[str]] = {}
+    literal: set[str] = set()
     for subject in subjects.values():
         for name in subject.names:
             names.setdefault(fold_name(name), set()).add(subject.id)
@@ -170,6 +181,8 @@ def table_from_json(data: Mapping[str, Any], source: str = TABLE_FILE) -> Confus
             raise ValueError(f"{source}: shared[{index}] names unknown subjects {unknown}")
         for name in group["names"]:
             names.setdefault(fold_name(name), set()).update(group["subjects"])
+            if group.get("literal"):
+                literal.add(fold_name(name))
     for subject in subjects.values():
         unknown = [s for s in subject.confusable_with if s not in subjects]
         if unknown:
@@ -177,7 +190,8 @@ def table_from_json(data: Mapping[str, Any], source: str = TABLE_FILE) -> Confus
     if "" in names or " " in names:
         raise ValueError(f"{source}: a name folds to nothing")
     same_as = {str(k): str(v) for k, v in (data.get("same_as") or {}).items()}
-    return ConfusablesTable(subjects, {k: frozenset(v) for k, v in names.items()}, same_as)
+    frozen = {k: frozenset(v) for k, v in names.items()}
+    return ConfusablesTable(subjects, frozen, same_as, frozenset(literal))
 
 
 @cache

@@ -46,7 +46,7 @@ OVERVIEW = bank(
         "Bitte fassen Sie das Wichtigste zu {city} zusammen.",
         "Welche Datenarten sind für {city} verfügbar?",
         "Mich interessiert ein Gesamteindruck von {city}. Was können Sie mir sagen?",
-        "Für eine Präsentation brauche ich einen Steckbrief von {city}.",
+        "Für eine Präsentation brauche ich einen Überblick über {city}. Was gibt es alles?",
     ),
     colloquial=(
         "Was weißt du alles über {city}?",
@@ -59,7 +59,7 @@ OVERVIEW = bank(
     terse=(
         "{city} im Überblick, bitte.",
         "Alles Wichtige zu {city} auf einen Blick?",
-        "Kurzer Steckbrief zu {city}?",
+        "Das Wichtigste über {city} in Kürze?",
         "Rundumblick auf {city}, bitte.",
         "Ein Gesamtbild von {city}, bitte.",
         "Überblick über {city}?",
@@ -141,7 +141,7 @@ SLUG_OVERVIEW = bank(
         "Was gibt es alles über {city} zu wissen?",
         "Fass mir doch mal das Wichtigste zu {city} zusammen.",
     ),
-    terse=("Einen Überblick über {city}, bitte.", "Steckbrief {city}?"),
+    terse=("Einen Überblick über {city}, bitte.", "Alles Wissenswerte zu {city}?"),
 )
 EXONYM_WEATHER = bank(
     formal=(
@@ -270,7 +270,7 @@ COMPARE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     "indicators": (
         *bank(
             formal=("Vergleichen Sie die Kaufkraft pro Einwohner in {cities_and}.",),
-            terse=("Kaufkraft und Wanderungssaldo: {cities_and} im Vergleich?",),
+            terse=("Kaufkraft pro Einwohner: {cities_and} im Vergleich?",),
         ),
         *sized(2, bank(colloquial=("Wo ist die Kaufkraft höher: in {cities_or}?",))),
     ),

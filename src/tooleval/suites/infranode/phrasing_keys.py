@@ -2,9 +2,11 @@
 
 Each template asks only for what the key's payload holds (built by the replica's payload
 builders under ``api/``): ``holidays`` lists public holidays, not school holidays;
-``demographics`` holds households, buildings and average rent, not the age structure (that is
-``indicators``); ``sharing`` is bike sharing; ``markets`` and the other OSM keys are places,
-without opening times. Keys the confusables table marks as not askable have no templates.
+``demographics`` holds households, buildings and average rent from the census; ``indicators``
+holds the age structure too, but by its name a reader would look for that in ``demographics``,
+so no question asks for it; ``sharing`` is bike sharing; ``markets`` and the other OSM keys
+are places, without opening times. Keys the confusables table marks as not askable have no
+templates.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
         terse=("Autobahnbaustellen im Raum {city}?",),
     ),
     "road-events": bank(
-        formal=("Welche Straßen sind in {city} derzeit wegen Bauarbeiten gesperrt?",),
+        formal=("Welche Straßen im Stadtgebiet von {city} sind derzeit gesperrt?",),
         colloquial=("Wo gibt's in {city} gerade Straßensperrungen?",),
         terse=("Straßenbaustellen in {city}?",),
     ),
@@ -89,13 +91,13 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "demographics": bank(
         formal=("Wie viele Haushalte gibt es in {city} laut Zensus 2022?",),
-        colloquial=("Was zahlt man in {city} im Schnitt an Miete? Gibt's da Zensuszahlen?",),
+        colloquial=("Was zahlt man in {city} laut Zensus im Schnitt an Miete?",),
         terse=("Wohngebäude in {city} laut Zensus?",),
     ),
     "indicators": bank(
         formal=("Wie hoch ist die Kaufkraft pro Einwohner in {city}?",),
-        colloquial=("Ziehen mehr Leute nach {city} als weg? Wie ist der Wanderungssaldo?",),
-        terse=("Anteil der über 65-Jährigen in {city}?",),
+        colloquial=("Sag mal, wie steht {city} bei der Kaufkraft da?",),
+        terse=("Sozioökonomische Indikatoren für {city}?",),
     ),
     "unemployment": bank(
         formal=("Wie hoch ist die Arbeitslosenquote in {city}?",),
@@ -174,7 +176,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     ),
     "events": bank(
         formal=("Welche Veranstaltungen finden in den nächsten Tagen in {city} statt?",),
-        colloquial=("Was ist in {city} die nächsten Tage so los?",),
+        colloquial=("Welche Konzerte und Feste stehen in {city} die nächsten Tage an?",),
         terse=("Veranstaltungen in {city}?",),
     ),
     "playgrounds": bank(
@@ -261,7 +263,7 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
 NOT_COVERED_PHRASES: dict[str, tuple[Phrase, ...]] = {
     "road-events": bank(
         formal=("Welche innerstädtischen Straßensperrungen sind für {city} gemeldet?",),
-        colloquial=("Muss ich in {city} heute mit Vollsperrungen rechnen?",),
+        colloquial=("Muss ich in der Innenstadt von {city} heute mit Vollsperrungen rechnen?",),
         terse=("Sperrungen im Stadtgebiet von {city}?",),
     ),
     "sharing": bank(
