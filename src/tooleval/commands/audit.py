@@ -12,6 +12,7 @@ from rich.table import Table
 from tooleval.records import Task
 from tooleval.suites import SUITE_NAMES
 from tooleval.suites.infranode.audit import AuditReport, audit_suite
+from tooleval.suites.infranode.phrasing import REGISTERS
 from tooleval.tasks import TaskFormatError, iter_jsonl_text, task_from_json
 
 
@@ -38,11 +39,14 @@ def read_tasks(path: Path) -> list[Task]:
 
 def summary_table(report: AuditReport) -> Table:
     table = Table(title=f"tooleval audit: {report.suite} {report.version}, {report.tasks} tasks")
-    for name in ("category", "items", "templates", "openings", "top opening", "registers", "kinds"):
-        table.add_column(name, justify="left" if name in ("category", "top opening") else "right")
+    columns = ("category", "items", "templates", "openings", "top opening", "f/c/t", "kinds")
+    for name in columns:
+        left = name in ("category", "top opening")
+        table.add_column(name, justify="left" if left else "right", no_wrap=True)
+    table.caption = "f/c/t: questions in formal, colloquial and terse register"
     for c in report.categories:
         word, count = c.top_opening
-        registers = " ".join(f"{k} {v}" for k, v in c.registers.items()) or "–"
+        registers = "/".join(str(c.registers.get(r, 0)) for r in REGISTERS) if c.registers else "–"
         table.add_row(
             c.category,
             str(c.items),
@@ -56,8 +60,12 @@ def summary_table(report: AuditReport) -> Table:
 
 
 def print_report(report: AuditReport) -> None:
+    table = summary_table(report)
+    natural = Console(width=1000).measure(table).maximum
     console = Console(highlight=False, soft_wrap=True)
-    console.print(summary_table(report))
+    if console.width < natural:  # a narrow terminal wraps lines instead of cutting columns
+        console = Console(highlight=False, soft_wrap=True, width=natural)
+    console.print(table)
     for defect in report.defects:
         console.print(
             f"[red]defect[/] {defect.task_id or 'suite'} {defect.check}: {defect.message}"
