@@ -104,6 +104,15 @@ def test_bad_tasks_file_names_file_and_line(
     bad.write_text('{"id": "x"}\n', encoding="utf-8")
     assert main(["audit", "--tasks", str(bad)]) == 2
     assert f"{bad}:1: field 'gold'" in capsys.readouterr().err
+    assert main(["audit", "--tasks", str(tmp_path / "missing.jsonl")]) == 2
+    assert capsys.readouterr().err.startswith("tooleval audit: cannot read ")
+
+
+def test_a_suite_without_an_audit_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["audit", "--suite", "cesium"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'cesium'" in capsys.readouterr().err
 
 
 def found(report: AuditReport, task_id: str | None, check: str, text: str) -> list[Defect]:

@@ -9,18 +9,21 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_FAILED, EXIT_OK, fail
+from tooleval.fileio import iter_jsonl
 from tooleval.records import Task
-from tooleval.suites import SUITE_NAMES
 from tooleval.suites.infranode.audit import AuditReport, audit_suite
 from tooleval.suites.infranode.phrasing import REGISTERS
-from tooleval.tasks import TaskFormatError, iter_jsonl_text, task_from_json
+from tooleval.tasks import task_from_json
+
+NAME = "audit"
+AUDITED_SUITES = ("infranode",)  # the suites with single-call items built by a generator
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "audit", help="check that every task is defensible (exit 1 on a defect)"
-    )
-    parser.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
+    parser = subparsers.add_parser(NAME, help=COMMANDS[NAME])
+    parser.add_argument("--suite", default="infranode", choices=AUDITED_SUITES)
     parser.add_argument(
         "--tasks", type=Path, default=None, help="a tasks.jsonl to audit (default: the shipped one)"
     )
@@ -29,12 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def read_tasks(path: Path) -> list[Task]:
-    """Tasks from a JSONL file; errors name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskFormatError(f"{path}: cannot read ({exc})") from None
-    return [task_from_json(row, f"{path}:{line}") for line, row in iter_jsonl_text(text, str(path))]
+    """Tasks from a JSONL file; errors (``ValueError``, ``OSError``) name the file and line."""
+    return [task_from_json(row, f"{path}:{line}") for line, row in iter_jsonl(path)]
 
 
 def summary_table(report: AuditReport) -> Table:
@@ -77,12 +76,13 @@ def print_report(report: AuditReport) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         tasks = read_tasks(args.tasks) if args.tasks is not None else None
-    except TaskFormatError as exc:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(f"tooleval audit: {exc}")
-        return 2
+    except OSError as exc:
+        return fail(NAME, f"cannot read {args.tasks}: {exc.strerror or exc}")
+    except ValueError as exc:  # JsonFileError, TaskFormatError: they name the file and line
+        return fail(NAME, exc)
     report = audit_suite(tasks, str(args.tasks) if args.tasks else "tasks.jsonl (shipped)")
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
     else:
         print_report(report)
-    return 0 if report.ok else 1
+    return EXIT_OK if report.ok else EXIT_FAILED

@@ -1,7 +1,8 @@
 """Runs of different versions of one suite are not comparable: their items or scoring differ.
 
-A report over such runs is refused with a message that names the versions and their files;
-``select_version`` keeps the runs of one version and lists the others as skipped.
+A report over such runs (single-call runs, or multi-turn runs, of one suite) is refused with a
+message that names the versions and their files; ``select_version`` keeps the runs of one
+version and lists the others as skipped.
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tooleval.report.loading import LoadedRuns, RunData
+from tooleval.report.loading import LoadedRuns, RunInfo
 
 
 class MixedVersionsError(ValueError):
     """Runs of two or more versions of the same suite were given to one report."""
 
 
-def versions_by_suite(runs: Sequence[RunData]) -> dict[str, dict[str, list[RunData]]]:
+def versions_by_suite(runs: Sequence[RunInfo]) -> dict[str, dict[str, list[RunInfo]]]:
     """suite name -> version -> runs."""
-    found: dict[str, dict[str, list[RunData]]] = defaultdict(lambda: defaultdict(list))
+    found: dict[str, dict[str, list[RunInfo]]] = defaultdict(lambda: defaultdict(list))
     for run in runs:
         found[run.suite_name][run.suite_version].append(run)
     return found
@@ -30,7 +31,7 @@ def version_key(version: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in version.split("."))
 
 
-def check_one_version(runs: Sequence[RunData]) -> None:
+def check_one_version(runs: Sequence[RunInfo]) -> None:
     """Raise MixedVersionsError when a suite appears in more than one version."""
     for suite, versions in versions_by_suite(runs).items():
         if len(versions) > 1:
@@ -47,10 +48,14 @@ def check_one_version(runs: Sequence[RunData]) -> None:
 
 def select_version(loaded: LoadedRuns, version: str) -> LoadedRuns:
     """Only the runs of ``version``; the others are listed as skipped with the reason."""
-    kept = [r for r in loaded.runs if r.suite_version == version]
     dropped = [
         (r.path, f"suite {r.suite_name} {r.suite_version}, not the selected {version}")
-        for r in loaded.runs
+        for r in (*loaded.runs, *loaded.conversations)
         if r.suite_version != version
     ]
-    return replace(loaded, runs=tuple(kept), skipped=(*loaded.skipped, *dropped))
+    return replace(
+        loaded,
+        runs=tuple(r for r in loaded.runs if r.suite_version == version),
+        conversations=tuple(r for r in loaded.conversations if r.suite_version == version),
+        skipped=(*loaded.skipped, *dropped),
+    )

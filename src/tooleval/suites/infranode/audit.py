@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.prompting import NATIVE_INSTRUCTIONS, PROMPT_INSTRUCTIONS
 from tooleval.records import Task, ToolSpec
 from tooleval.suites.infranode.api.facts import aliases, cities, city_index
 from tooleval.suites.infranode.audit_items import (
@@ -37,6 +36,7 @@ from tooleval.suites.infranode.client import (
 )
 from tooleval.suites.infranode.confusables import load_table, mask
 from tooleval.suites.infranode.phrasing import opening
+from tooleval.suites.infranode.prompting import NATIVE_INSTRUCTIONS, PROMPT_INSTRUCTIONS
 from tooleval.suites.infranode.slugforms import CityName, form_kind, is_plain, spoken_forms
 
 MAX_OPENING_SHARE = 0.3

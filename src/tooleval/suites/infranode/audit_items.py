@@ -14,10 +14,10 @@ from typing import Any
 from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.scoring import listing_target, score_call
 from tooleval.suites.infranode.api.facts import aliases, city_index
-from tooleval.suites.infranode.client import Transport, execute_tool
+from tooleval.suites.infranode.client import Transport, body_status, execute_tool
 from tooleval.suites.infranode.confusables import call_subject, mask, wording_problems
 from tooleval.suites.infranode.execmatch import exec_match
-from tooleval.suites.infranode.generator import board_station_names, body_status, station_rows
+from tooleval.suites.infranode.generator import board_station_names, station_rows
 from tooleval.suites.infranode.slugforms import display_alias, is_plain
 from tooleval.suites.infranode.variants import call_variants
 

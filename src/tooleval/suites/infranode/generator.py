@@ -23,7 +23,7 @@ from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION, phrasing
 from tooleval.suites.infranode.api import ApiResponse
 from tooleval.suites.infranode.api.facts import aliases
-from tooleval.suites.infranode.client import Transport, execute_tool, tool_request
+from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
 from tooleval.suites.infranode.confusables import call_subject, load_table, mask, wording_problems
 from tooleval.suites.infranode.phrasing import Phrase
 from tooleval.suites.infranode.phrasing_keys import NOT_COVERED_PHRASES, RESOURCE_PHRASES
@@ -57,18 +57,6 @@ class GeneratorConfig:
         if self.max_per_category is None:
             return DEFAULT_COUNTS[category]
         return self.max_per_category
-
-
-def body_status(body: Mapping[str, Any]) -> str:
-    """The answer's source status; for compare, ``ok`` only if every city answered ``ok``."""
-    meta = body.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("source_status"), str):
-        return str(meta["source_status"])
-    rows = body.get("data")
-    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
-        statuses = [r.get("source_status", "ok") for r in rows]
-        return next((s for s in statuses if s != "ok"), "ok")
-    return "ok"
 
 
 class Generator:
