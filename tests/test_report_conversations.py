@@ -36,6 +36,7 @@ from tooleval.report.page_data import Texts
 from tooleval.suites import load_suite
 
 INFRANODE = {task.id: task for task in load_suite("infranode").tasks}
+VERSIONS = {name: load_suite(name).version for name in ("infranode", "cesium")}
 
 
 @pytest.fixture(scope="module")
@@ -151,9 +152,10 @@ def test_long_texts_are_stored_once_for_the_page(folder: Path) -> None:
     (loops,) = [r for r in data["rows"] if r["id"] == "two_step-001"]
     results = [m for m in loops["transcript"] if m["role"] == "tool"]
     assert len(results) == 3 and len({m["text"] for m in results}) == 1  # the same answer
-    question = data["tasks"]["infranode@1.0.0"]["resource_key-001"]
+    question = data["tasks"][f"infranode@{VERSIONS['infranode']}"]["resource_key-001"]
     assert question["q"] == INFRANODE["resource_key-001"].question and "gold" in question
-    assert data["tasks"]["cesium@1.0.0"]["camera-orbit-en"]["q"].startswith("Start a clockwise")
+    cesium = data["tasks"][f"cesium@{VERSIONS['cesium']}"]
+    assert cesium["camera-orbit-en"]["q"].startswith("Start a clockwise")
     kinds = {run["id"]: run["kind"] for run in data["runs"]}
     assert kinds == {EPISODES_RUN: "multi_turn", SCENARIOS_RUN: "multi_turn"}
 
@@ -176,7 +178,8 @@ def test_every_number_in_the_multi_turn_tables_links_to_its_conversations(folder
     cells = multi_turn_cells(html)
     numbers = [(text, hrefs) for text, hrefs in cells if re.search(r"[0-9]", text)]
     unlinked = sorted(text for text, hrefs in numbers if not hrefs)
-    assert unlinked == ["1", "2", "cesium 1.0.0", "infranode 1.0.0"]  # "#" and the suite
+    suites = [f"{name} {version}" for name, version in VERSIONS.items()]
+    assert unlinked == sorted(["1", "2", *suites])  # the "#" and suite columns
     hrefs = {h for _, found in cells for h in found}
     run = f"run={EPISODES_RUN}"
     assert {
