@@ -163,6 +163,11 @@ def _most_specific(found: list[Place]) -> Place | None:
     return None
 
 
+def places_in(text: str) -> list[Place]:
+    """Every known place a text names (for checking prompts, not for geocoding)."""
+    return _matches(normalize(text))[0]
+
+
 def geocode(address: str, country: str | None = None) -> Found:
     found, rest = _matches(normalize(address))
     if not found:
