@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import replace
+from importlib import resources
 
 import pytest
 
@@ -69,7 +70,7 @@ def test_headline_is_one_on_correct_runs_and_zero_on_wrong_runs() -> None:
     assert isinstance(problems, dict) and {r.problem for r in WRONG} <= set(problems)
     # The original's rule cannot tell them apart: it passes most wrong runs.
     wrong_runs = [to_scenario_run(r.transcript()) for r in WRONG]
-    assert summarize_runs(wrong_runs)["scenarioPassRate"] > 0.5  # type: ignore[operator]
+    assert summarize_runs(wrong_runs)["scenarioPassRate"] > 0.5
 
 
 @pytest.mark.parametrize("group", ["correct", "wrong", "all"])
@@ -78,7 +79,7 @@ def test_original_nine_metrics_through_todays_metrics(group: str) -> None:
     transcripts = [r.transcript() for r in chosen]
     today = summarize_runs([to_scenario_run(t) for t in transcripts])
     for name, value in original_metrics(transcripts).items():
-        same = math.isclose(float(today[name]), value, abs_tol=1e-6)  # type: ignore[arg-type]
+        same = math.isclose(float(today[name]), value, abs_tol=1e-6)
         if name in KNOWN_DEVIATIONS and group == "all":
             assert not same, f"{name} now equals the original: drop it from KNOWN_DEVIATIONS"
         elif name not in KNOWN_DEVIATIONS:
@@ -161,4 +162,19 @@ def test_removing_the_created_object_undoes_the_step() -> None:
     removed = judge(replay(scenario, [done, [("removeEntity", {"entityId": "marker-1"})]], "好"))
     assert removed.problems == (
         "undone: step 1 (addMarker): addMarker in round 1 was undone by removeEntity in round 2",
+    )
+
+
+def test_readme_table_matches_the_test_bed() -> None:
+    readme = resources.files("tooleval.suites.cesium").joinpath("README.md").read_text("utf-8")
+    for name, group in (("correct", CORRECT), ("wrong", WRONG)):
+        transcripts = [r.transcript() for r in group]
+        runs = summarize_runs([to_scenario_run(t) for t in transcripts])
+        headline = scenario_correct_rate([judge(t) for t in transcripts])
+        cells = [f"{len(group)} {name}", f"{headline:.3f}"]
+        cells += [f"{float(runs[k]):.3f}" for k in ("workflowPassRate", "scenarioPassRate")]
+        assert "| " + " | ".join(cells) + " |" in readme
+    assert (
+        f"holds {len(SCRIPTED)}\nscripted runs: {len(CORRECT)} correct and {len(WRONG)} wrong"
+        in readme
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from importlib import resources
 
 import pytest
 
@@ -202,3 +203,22 @@ def test_routing_cli_one_prompt(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["toolsets"] == ["camera"] and "startOrbit" in doc["tools"]
     assert routing_cli("--prompt", "x", "--router", "improved", "--mode", "toolset:nope") == 2
+
+
+def test_readme_routing_table_matches_the_scores() -> None:
+    readme = resources.files("tooleval.suites.cesium").joinpath("README.md").read_text("utf-8")
+    cases = load_routing_cases()
+    groups = {
+        "30 upstream": [c for c in cases if c.source == "upstream"],
+        "8 paraphrases": [c for c in cases if c.kind == "paraphrase"],
+        "all 42": list(cases),
+    }
+    for label, group in groups.items():
+        for router in ("original", "improved"):
+            s = summarize(router, evaluate(router, group))
+            row = (
+                f"| {label} | {router} | {s.passed}/{s.cases} | {s.recall:.3f} | "
+                f"{s.precision:.3f} | {s.average_tools_sent:.2f} | {s.max_tools_sent} | "
+                f"{s.over_cap_cases} / {s.over_cap_tools} |"
+            )
+            assert row in readme
