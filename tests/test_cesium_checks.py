@@ -11,7 +11,7 @@ from tooleval.suites.cesium.gazetteer import places
 from tooleval.suites.cesium.matchers import mismatched_keys, schema_defaults
 from tooleval.suites.cesium.routing import route_original
 from tooleval.suites.cesium.routing_improved import route_improved
-from tooleval.suites.cesium.scenarios import ExecutedCall, Step, load_scenarios
+from tooleval.suites.cesium.scenarios import ExecutedCall, Step, load_scenarios, parse_scenarios
 from tooleval.suites.cesium.workflow import check_workflow, step_mismatches
 
 SCENARIOS = {s.id: s for s in load_scenarios()}
@@ -60,6 +60,8 @@ def mismatches(scenario_id: str, number: int, tool: str, args: dict[str, Any]) -
                                            "height": 1200}),  # heading, pitch: defaults
         ("view-instant-en", 0, "flyTo", {"longitude": 116.3972, "latitude": 39.9163,
                                          "height": 1200, "duration": 0}),  # equivalent
+        ("view-instant-en", 0, "setView", {"longitude": 116.3972, "latitude": 39.9163,
+                                           "height": 1200, "heading": 360}),  # = heading 0
         ("multi-view-screenshot-en", 0, "flyTo", {"longitude": 2.2945, "latitude": 48.8584,
                                                   "height": 1800}),  # duration default 2
         ("camera-orbit-en", 0, "startOrbit", {"speed": 0.01}),
@@ -90,6 +92,8 @@ def test_correct_forms_pass(scenario_id: str, number: int, name: str, args: Any)
     ("scenario_id", "number", "name", "args", "keys"),
     [
         ("layer-basemap-en", 0, "setBasemap", {}, ["basemap"]),  # default is dark
+        ("view-instant-en", 0, "setView", {"longitude": 116.3972, "latitude": 39.9163,
+                                           "height": 1200, "heading": 359}, ["heading"]),
         ("view-instant-en", 0, "flyTo", {"longitude": 116.3972, "latitude": 39.9163,
                                          "height": 1200}, ["duration"]),  # animated 2 s
         ("multi-layer-highlight-zh", 1, "highlight", {"clear": True}, ["layerId", "clear"]),
@@ -131,3 +135,22 @@ def test_workflow_accepts_the_correct_forms_the_old_checks_rejected() -> None:
         ExecutedCall(1, "highlight", {"layerId": "important-area"}, {"success": True}),
     ]  # fmt: skip
     assert [s.status for s in check_workflow(scenario, calls)] == ["matched", "matched"]
+
+
+@pytest.mark.parametrize(
+    ("matcher", "message"),
+    [
+        ({"equals": 1}, r"steps\[0\]\.args\.basemap: unknown matcher key\(s\) equals"),
+        ({"tol": 1}, r"args\.basemap: a matcher needs exactly one of"),
+        ({"eq": 1, "approx": 1}, r"a matcher needs exactly one of"),
+        ("satellite", r"a matcher must be an object"),
+    ],
+)
+def test_bad_matchers_are_named_with_their_place(matcher: object, message: str) -> None:
+    doc = {"scenarios": [{
+        "id": "x", "locale": "en", "prompt": "p", "expectedToolsets": [], "requiredTools": [],
+        "ordered": False, "dependent": False,
+        "steps": [{"tool": "setBasemap", "args": {"basemap": matcher}}],
+    }]}  # fmt: skip
+    with pytest.raises(ValueError, match=message):
+        parse_scenarios(doc)

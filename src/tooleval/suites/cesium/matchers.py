@@ -9,6 +9,7 @@ default whose absence means the asked thing (``highlight`` without ``clear`` doe
 Matchers:
 
 - ``eq``: deep equality; ``approx``: numbers within ``tol``, recursively through lists/objects;
+- ``angle``: degrees within ``tol`` modulo 360 (a heading of 360 is a heading of 0);
 - ``contains``: case-insensitive substring;
 - ``color``: the same CSS colour in any form (named, hex, ``rgb()``, ``rgba()``, ``hsl()``),
   also a material object's ``color``;
@@ -36,8 +37,26 @@ from tooleval.suites.cesium.css_color import same_color
 from tooleval.suites.cesium.gazetteer import geocode
 
 Matcher = Mapping[str, Any]
+KINDS = frozenset(
+    {"eq", "approx", "angle", "contains", "color", "len", "points", "waypoints", "place",
+     "fromResult", "absent"}
+)  # fmt: skip
+MODIFIERS = frozenset({"tol", "heightTol", "anyDirection", "absentOk"})
 Results = Sequence[Mapping[str, Any] | None]  # per earlier step: the matched call's result
 _MISSING = object()
+
+
+def matcher_problem(matcher: object) -> str | None:
+    """Why a matcher from scenarios.json is malformed, or None."""
+    if not isinstance(matcher, Mapping):
+        return "a matcher must be an object"
+    kinds = sorted(k for k in matcher if k in KINDS)
+    unknown = sorted(k for k in matcher if k not in KINDS | MODIFIERS)
+    if unknown:
+        return f"unknown matcher key(s) {', '.join(unknown)}"
+    if len(kinds) != 1:
+        return f"a matcher needs exactly one of {', '.join(sorted(KINDS))}"
+    return None
 
 
 @cache
@@ -141,6 +160,10 @@ def _present_value(actual: object, matcher: Matcher, earlier: Results) -> bool:
         return approx_equal(actual, matcher["eq"], 0.0)
     if "approx" in matcher:
         return approx_equal(actual, matcher["approx"], tol)
+    if "angle" in matcher:
+        number = _number(actual)
+        gap = None if number is None else (number - float(matcher["angle"])) % 360
+        return gap is not None and min(gap, 360 - gap) <= tol
     if "contains" in matcher:
         return isinstance(actual, str) and matcher["contains"].lower() in actual.lower()
     if "color" in matcher:

@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from tooleval.suites.cesium.catalogue import read_data
+from tooleval.suites.cesium.matchers import matcher_problem
 
 
 @dataclass(frozen=True)
@@ -79,16 +80,26 @@ class StepOutcome:
     detail: str = ""
 
 
-def _step(raw: dict[str, Any]) -> Step:
-    args = raw.get("args", {})
+def _checked(args: dict[str, Any], where: str) -> dict[str, Any]:
+    for key, matcher in args.items():
+        problem = matcher_problem(matcher)
+        if problem:
+            raise ValueError(f"scenarios.json: {where}.args.{key}: {problem}")
+    return args
+
+
+def _step(raw: dict[str, Any], where: str) -> Step:
+    args = _checked(raw.get("args", {}), where)
     needs = {int(m["fromResult"]["step"]) for m in args.values() if "fromResult" in m}
     return Step(
         tool=raw["tool"],
         args=args,
         after=tuple(sorted(needs | set(raw.get("after", ())))),
         equivalents=tuple(
-            Equivalent(e["tool"], e.get("args", {}), e["reason"])
-            for e in raw.get("equivalents", ())
+            Equivalent(
+                e["tool"], _checked(e.get("args", {}), f"{where}.equivalents[{i}]"), e["reason"]
+            )
+            for i, e in enumerate(raw.get("equivalents", ()))
         ),
     )
 
@@ -112,14 +123,19 @@ def _scenario(raw: dict[str, Any], index: int) -> Scenario:
             allowed_tools=tuple(raw.get("allowedTools") or raw["requiredTools"]),
             ordered=bool(raw["ordered"]),
             dependent=bool(raw["dependent"]),
-            steps=tuple(_step(s) for s in raw["steps"]),
+            steps=tuple(
+                _step(s, f"scenarios[{index}].steps[{n}]") for n, s in enumerate(raw["steps"])
+            ),
             answer=_answer(raw.get("answer")),
         )
     except KeyError as exc:
         raise ValueError(f"scenarios.json: scenarios[{index}] lacks {exc.args[0]!r}") from exc
 
 
+def parse_scenarios(doc: dict[str, Any]) -> tuple[Scenario, ...]:
+    return tuple(_scenario(raw, i) for i, raw in enumerate(doc["scenarios"]))
+
+
 @cache
 def load_scenarios() -> tuple[Scenario, ...]:
-    doc = read_data("scenarios.json")
-    return tuple(_scenario(raw, i) for i, raw in enumerate(doc["scenarios"]))
+    return parse_scenarios(read_data("scenarios.json"))
