@@ -15,9 +15,10 @@ A run is **correct** when all of these hold:
    ``clearAll`` the scenario did not ask for was run;
 5. where the scenario asks for an answer, the final text states each asked value.
 
-``judge`` returns a ``Verdict`` naming every problem; ``scenario_correct_rate`` is the share of
-correct verdicts. The original's ``scenarioPassRate`` (every required tool got one
-schema-valid call) stays as the original defines it; this rule is tooleval's.
+``judge`` returns a ``Verdict`` naming every problem (``judge_record``: for a record of the
+multi-turn driver); ``scenario_correct_rate`` is the share of correct verdicts. The original's
+``scenarioPassRate`` (every required tool got one schema-valid call) stays as the original
+defines it; this rule is tooleval's.
 """
 
 from __future__ import annotations
@@ -28,16 +29,14 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from tooleval.records import ConversationRecord
 from tooleval.suites.cesium.effects import Effect, effect_of
 from tooleval.suites.cesium.matchers import Results, dig, replacement_keeps
 from tooleval.suites.cesium.scenarios import Scenario, Step
 from tooleval.suites.cesium.transcript import IndexedCall, ScenarioTranscript, from_run
 from tooleval.suites.cesium.workflow import step_mismatches
-
-if TYPE_CHECKING:
-    from tooleval.suites.cesium.loop import ScenarioRun
 
 CREATED_PREFIXES = ("entity:", "layer:", "measure:", "batch:")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
@@ -267,24 +266,22 @@ def judge(transcript: ScenarioTranscript) -> Verdict:
     return Verdict(scenario.id, complete and not problems, tuple(steps), tuple(problems))
 
 
-def scenario_correct_rate(verdicts: Sequence[Verdict]) -> float:
-    """Share of correct runs (0.0 for none), rounded like the other rates."""
-    return round(sum(v.correct for v in verdicts) / len(verdicts), 6) if verdicts else 0.0
+def judge_record(scenario: Scenario, record: ConversationRecord) -> Verdict:
+    """The verdict on one run of the multi-turn driver that ended with the model."""
+    return judge(from_run(scenario, record))
 
 
-def summarize_verdicts(verdicts: Sequence[Verdict]) -> dict[str, object]:
-    """The headline with its counts and how often each problem code occurred."""
-    codes = Counter(p.split(":", 1)[0] for v in verdicts for p in v.problems)
-    return {
-        "scenarioCorrectRate": scenario_correct_rate(verdicts),
-        "correctRuns": sum(v.correct for v in verdicts),
-        "judgedRuns": len(verdicts),
-        "problems": dict(sorted(codes.items())),
-    }
+def problem_code(problem: str) -> str:
+    """``"value_mismatch: step 1 …"`` -> ``value_mismatch``."""
+    return problem.split(":", 1)[0]
 
 
-def judge_runs(runs: Sequence[ScenarioRun]) -> list[Verdict]:
-    """Verdicts for the runs a model answered (outcome ``completed`` or ``max_rounds``); runs
-    that ended in a routing miss, a provider error or the budget are not the model's and are
-    counted apart, as for the other model-quality rates."""
-    return [judge(from_run(run)) for run in runs if run.scored]
+def scenario_correct_rate(verdicts: Sequence[Verdict]) -> float | None:
+    """Share of correct runs; None (null) when no run was judged."""
+    return sum(v.correct for v in verdicts) / len(verdicts) if verdicts else None
+
+
+def problem_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """How many judged runs showed each problem code (a run counts once per code)."""
+    codes = Counter(code for v in verdicts for code in {problem_code(p) for p in v.problems})
+    return dict(sorted(codes.items()))

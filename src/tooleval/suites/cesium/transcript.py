@@ -1,31 +1,21 @@
-"""A scenario transcript as the headline check reads it, independent of the loop that made it.
+"""A scenario transcript as the headline check reads it: the scenario, per model round the
+calls (name, parsed arguments, the simulator's result, whether the call passed the checks and
+reached the simulator) and the final answer text.
 
-``ScenarioTranscript`` = the scenario, per model round the calls (name, parsed arguments, the
-simulator's result, whether the call was schema-valid and sent) and the final answer text.
-Two ways to get one:
-
-- ``replay``: play scripted rounds (``[[(name, arguments), …], …]`` plus a final text) through
-  argument validation and a fresh simulated scene, exactly as a live run would execute them;
-- ``from_run``: adapt a run record of ``loop.run_scenario`` (``ScenarioRun``/``CallRecord``).
+``from_run`` reads it off a conversation record of tooleval's multi-turn driver
+(``tooleval.runner.conversation``); the headline rule (``correctness.judge``) depends on this
+record only, not on the driver.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tooleval.suites.cesium.catalogue import load_catalogue
-from tooleval.suites.cesium.routing import route_original
+from tooleval.records import ConversationRecord
+from tooleval.suites.cesium.environment import schema_valid
 from tooleval.suites.cesium.scenarios import Scenario
-from tooleval.suites.cesium.simulator import SimulatedScene, failure
-from tooleval.suites.cesium.validation import check_call
-
-if TYPE_CHECKING:
-    from tooleval.suites.cesium.loop import ScenarioRun
-
-NOT_SENT = "tool was not in the selected tool set"
 
 
 @dataclass(frozen=True)
@@ -33,7 +23,7 @@ class TranscriptCall:
     name: str
     arguments: Mapping[str, Any]  # parsed; {} when the text was not a JSON object
     result: Mapping[str, Any]
-    valid: bool = True  # schema-valid and sent (only valid calls reach the simulator)
+    valid: bool = True  # schema-valid and sent (only such calls reach the simulator)
 
 
 @dataclass(frozen=True)
@@ -59,48 +49,13 @@ class ScenarioTranscript:
                 index += 1
 
 
-def _parsed(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def execute(
-    name: str, arguments: object, sent: Sequence[str], scene: SimulatedScene
-) -> TranscriptCall:
-    """Validate one call as the loop does and run it on ``scene`` when valid."""
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    tool = load_catalogue().by_name().get(name)
-    if tool is None or name not in sent:
-        return TranscriptCall(name, _parsed(text), failure(NOT_SENT), valid=False)
-    check = check_call(dict(tool.spec.parameters), text)
-    if check.issues or check.arguments is None:
-        return TranscriptCall(name, _parsed(text), failure("; ".join(check.issues)), valid=False)
-    return TranscriptCall(name, check.arguments, scene.execute(name, check.arguments))
-
-
-def replay(
-    scenario: Scenario,
-    rounds: Sequence[Sequence[tuple[str, object]]],
-    final_text: str | None,
-    sent: Sequence[str] | None = None,
-) -> ScenarioTranscript:
-    """Execute scripted rounds on a fresh scene. ``sent``: the tools the model had (default:
-    what the original router sends for the prompt); arguments are objects or raw JSON text."""
-    tools = tuple(sent) if sent is not None else route_original(scenario.prompt).tools
-    scene = SimulatedScene()
-    played = tuple(tuple(execute(name, args, tools, scene) for name, args in r) for r in rounds)
-    return ScenarioTranscript(scenario, played, final_text)
-
-
-def from_run(run: ScenarioRun) -> ScenarioTranscript:
-    """The transcript of a ``loop.run_scenario`` record. The round that answered without a
-    call gives ``final_text``; it is not a round of calls."""
-    count = max((c.round for c in run.calls), default=0)
+def from_run(scenario: Scenario, record: ConversationRecord) -> ScenarioTranscript:
+    """The transcript of one driver record. A call refused before execution (unreadable, not
+    offered, invalid arguments) is kept as not valid; the turn that answered without a call
+    gives ``final_text`` (None when the run ended without one, e.g. after ``max_rounds``)."""
+    count = max((c.round for c in record.calls), default=0)
     rounds: list[list[TranscriptCall]] = [[] for _ in range(count)]
-    for record in run.calls:
-        call = TranscriptCall(record.name, _parsed(record.arguments), record.result, record.valid)
-        rounds[record.round - 1].append(call)
-    return ScenarioTranscript(run.scenario, tuple(tuple(r) for r in rounds), run.final_text)
+    for call in record.calls:
+        made = TranscriptCall(call.name, call.arguments, call.result, schema_valid(call))
+        rounds[call.round - 1].append(made)
+    return ScenarioTranscript(scenario, tuple(tuple(r) for r in rounds), record.final_answer)
