@@ -9,10 +9,12 @@ per minute), ``--provider deepseek`` (DEEPSEEK_API_KEY, model deepseek-v4-flash,
 or ``--provider openai --endpoint URL --model M`` (key from MODEL_EVAL_API_KEY, sent only to
 that host; model also from MODEL_EVAL_MODEL); or any ``--backend``/``--preset``/``--base-url``.
 With ``--live`` the first 6 scenarios run unless ``--limit`` or ``--case`` says otherwise.
-The results file (``--output``, default ``results/<model>.scenarios.json``) keeps full
-transcripts, the tools sent and their hash, the original harness's nine metrics beside
-tooleval's, and never a key. ``--delay-ms``/``--timeout-ms`` are deprecated aliases of
-``--rpm``/``--timeout``.
+The results file (``--output``, default ``results/<model>.scenarios.json``) leads with the
+headline ``scenarioCorrectRate`` (each run's verdict and problems are kept with the run) and
+the original's ``scenarioPassRate`` beside it, and keeps full transcripts, the tools sent and
+their hash, the original harness's nine metrics beside tooleval's, and never a key; the
+console table leads with the same two numbers. ``--delay-ms``/``--timeout-ms`` are deprecated
+aliases of ``--rpm``/``--timeout``.
 """
 
 from __future__ import annotations
