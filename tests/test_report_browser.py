@@ -415,6 +415,9 @@ def test_a_scenario_row_shows_the_checks_and_call_kinds(
     detail = expand(browser, "layer-basemap-en", SCENARIOS_RUN)
     checks = detail.find_element(By.CSS_SELECTOR, "table.x-checks")
     assert "setBasemap" in checks.text and "value_mismatch" in checks.text
+    problems = detail.find_element(By.CSS_SELECTOR, ".x-problems").text
+    assert problems.startswith("value_mismatch: step 1 (setBasemap)")
+    assert "outcome value_mismatch" in detail.text
     assert 'setBasemap {"basemap":"dark"}' in detail.find_element(By.CSS_SELECTOR, ".x-exec").text
     detail = expand(browser, "view-instant-en", SCENARIOS_RUN)
     calls = detail.find_element(By.CSS_SELECTOR, "table.x-exec").text
@@ -447,10 +450,15 @@ def test_every_number_of_the_multi_turn_table_opens_its_conversations(
         if counted:
             assert len(cells) == int(counted.group(1)), (text, href)
             checked += 1
-        elif "metric=success" in href:
+        elif "metric=success" in href:  # the headline, over the scored conversations
             index = column(browser, "success")
             share = sum(1 for c in cells if c[index] == "✓") / len(cells)
             assert text.startswith(f"{100 * share:.1f} ["), (text, href)
+            checked += 1
+        elif "metric=passed" in href:  # the original's rule, over every conversation
+            index = column(browser, "passed")
+            share = sum(1 for c in cells if c[index] == "✓") / len(cells)
+            assert text == f"scenarioPassRate {100 * share:.1f}", (text, href)
             checked += 1
         else:  # model or setup: the run's conversations
             planned = len(items(report_dir / f"{dict(hash_state(browser))['run']}.json"))

@@ -105,34 +105,39 @@ def test_scenario_rows_keep_the_verdict_codes(folder: Path) -> None:
     rows, _ = rows_of(conversation(folder, SCENARIOS_RUN))
     recorded = {item["task_id"]: item for item in items(path)}
     for task_id, item in recorded.items():
-        statuses = [step["status"] for step in item["score"]["steps"]]
-        assert [check["status"] for check in rows[task_id]["checks"]] == statuses
-        kinds = item["score"]["call_kinds"]
-        assert [c.get("kind") for c in rows[task_id]["executed"]] == kinds
-        missing = item["score"]["missing_required_tools"]
-        assert rows[task_id]["score"]["missing_required_tools"] == missing
-    assert rows["layer-basemap-en"]["checks"][0]["status"] == "value_mismatch"
+        row, score = rows[task_id], item["score"]
+        assert row["cls"] == item["outcome"]  # the verdict's class: correct or a problem code
+        assert [c["status"] for c in row["checks"]] == [c["status"] for c in score["step_checks"]]
+        assert [s["status"] for s in row["steps"]] == [s["status"] for s in score["steps"]]
+        assert row.get("problems", []) == score["problems"]
+        assert [c.get("kind") for c in row["executed"]] == score["call_kinds"]
+        assert row["score"]["missing_required_tools"] == score["missing_required_tools"]
+        assert (row["out"]["success"], row["out"]["passed"]) == (score["success"], score["passed"])
+    basemap = rows["layer-basemap-en"]
+    assert basemap["cls"] == "value_mismatch" and basemap["checks"][0]["status"] == "value_mismatch"
+    assert basemap["out"] == {"success": 0, "passed": 1}  # wrong, yet the original's rule passes
     (teleport,) = rows["view-instant-en"]["executed"]
     assert (teleport["kind"], teleport["error"], teleport["valid"]) == (
         "hallucinated",
         "not_offered",
         False,
     )
-    assert "diff" not in rows["layer-basemap-en"]  # no gold call to compare the first call with
+    assert "diff" not in basemap  # no gold call to compare the first call with
 
 
-def test_a_verdict_that_lists_problems_shows_each_code(folder: Path) -> None:
+def test_a_verdict_nested_under_verdict_is_read_too(folder: Path) -> None:
     run = conversation(folder, SCENARIOS_RUN)
     raw = dict(run.item_json[0])
     steps = [{"tool": "setView", "status": "missing", "round": None, "detail": ""}]
     verdict = {"correct": False, "steps": steps, "problems": ["missing: setView"]}
-    raw["score"] = {**raw["score"], "steps": None, "verdict": verdict, "problems": ["undone: 2"]}
+    score = {k: v for k, v in raw["score"].items() if k not in ("step_checks", "problems")}
+    raw["score"] = {**score, "steps": None, "verdict": verdict, "problems": ["undone: 2"]}
     from dataclasses import replace
 
     rows, _ = rows_of(replace(run, item_json=(raw,)))
     row = rows[raw["task_id"]]
     assert row["problems"] == ["undone: 2", "missing: setView"]
-    assert row["checks"] == steps and "verdict" not in row["score"]
+    assert row["checks"] == steps and "verdict" not in row["score"] and "steps" not in row
 
 
 def test_a_planned_conversation_without_a_record_is_not_run(folder: Path, tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ suite's verdict class), ``score``, ``first_call``, ``final_answer``, ``rounds``,
 (``provider_error``, ``budget_exhausted``, ``blocked``) is a row whose error is its error
 class, or its ending where it has none, so the answered rows are exactly the scored ones
 behind a run's ``success``. The suite's verdict details are kept as they are named in the
-file: the checks of each step (``score.steps``), the kind of each call (``score.call_kinds``)
-and every problem code a verdict lists (``problems``, also under ``verdict``).
+file: the verdict's check of each step (``score.step_checks``, or ``steps`` under
+``verdict``), the workflow steps (``score.steps``), the kind of each call
+(``score.call_kinds``) and every problem code a verdict lists (``problems``, also under
+``verdict``).
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ Intern = Callable[[str], int]
 SHARED_TEXT_CHARS = 200
 """System prompts and message contents this long are stored once per page: runs that make the
 same call get the same tool result, and every conversation of a suite starts alike."""
-SHOWN_ELSEWHERE = frozenset({"outcome", "success", "call_kinds", "problems", "verdict"})
-"""Score fields the row shows in their own place (a list of ``steps`` too: the checks)."""
+SHOWN_ELSEWHERE = frozenset(
+    {"outcome", "success", "passed", "call_kinds", "problems", "verdict", "step_checks"}
+)
+"""Score fields the row shows in their own place (a list of ``steps`` too)."""
 CALL_KEYS = ("index", "round", "call_id", "name", "arguments", "valid", "error", "status")
 
 
@@ -95,20 +99,21 @@ def problem_codes(score: Mapping[str, Any]) -> list[str]:
     return [str(p) for p in found]
 
 
-def checks(score: Mapping[str, Any]) -> list[Row]:
-    """The step checks of a verdict (``steps`` of the score or of its ``verdict``)."""
-    verdict = score.get("verdict")
-    steps = score.get("steps")
-    if not isinstance(steps, list) and isinstance(verdict, dict):
-        steps = verdict.get("steps")
-    return [dict(s) for s in steps or [] if isinstance(s, dict)] if isinstance(steps, list) else []
+def dicts(value: Any) -> list[Row]:
+    return [dict(v) for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def verdict_fields(score: Any) -> Row:
-    """The suite's verdict: the success, the checks and problems, the other score fields."""
+    """The suite's verdict: its step checks (``step_checks``, or a ``verdict``'s ``steps``),
+    the workflow steps (a list of ``steps``), every problem code, the other score fields."""
     if not isinstance(score, dict):
         return {}
-    row: Row = {"checks": checks(score), "problems": problem_codes(score)}
+    verdict = score.get("verdict")
+    checks = score.get("step_checks")
+    if checks is None and isinstance(verdict, dict):
+        checks = verdict.get("steps")
+    row: Row = {"checks": dicts(checks), "steps": dicts(score.get("steps"))}
+    row["problems"] = problem_codes(score)
     row["score"] = {
         k: v
         for k, v in score.items()
@@ -146,6 +151,8 @@ def conversation_row(raw: Mapping[str, Any], run: ConversationRun, intern: Inter
     out = outcome(raw, raw.get("first_call"))
     if scores:
         out["success"] = int(bool(scores.get("success", scores.get("passed"))))
+    if "passed" in scores:  # the original harness's rule (Cesium), beside the headline
+        out["passed"] = int(bool(scores["passed"]))
     task = run.tasks.get(str(raw.get("task_id")))
     found = raw.get("transcript")
     transcript: list[Any] = found if isinstance(found, list) else []

@@ -31,6 +31,8 @@ from tooleval.report.links import (
 )
 from tooleval.report.loading import RunData
 from tooleval.report.multiturn import HEAD as CONVERSATION_HEAD
+from tooleval.report.multiturn import LEFT as CONVERSATION_LEFT
+from tooleval.report.multiturn import NOTE as CONVERSATION_NOTE
 from tooleval.report.page_data import explorer_data, json_block
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
 from tooleval.report.tables import (
@@ -211,15 +213,10 @@ def conversations_html(report: Report) -> str:
     """The multi-turn runs (episodes, scenarios), every number linked to its conversations."""
     if not report.conversations:
         return ""
-    note = (
-        "success: conversations that reached the suite's goal, of those the model finished "
-        f"(interval: {INTERVAL_METHOD}); endings count every conversation; outcomes are the "
-        "suite's verdict classes (the ending where a conversation was not scored). Each "
-        "number opens its conversations; a row there expands to the whole transcript."
-    )
+    note = f"{CONVERSATION_NOTE} Each number opens its conversations; a row there opens to "
+    note += "the whole conversation."
     classes = ["" if c.run.complete else "incomplete" for c in report.conversations]
-    texts = ("suite", "model", "setup", "endings", "outcomes", "errors")
-    left = [i for i, name in enumerate(CONVERSATION_HEAD) if name in texts]
+    left = sorted(CONVERSATION_LEFT)
     parts = [
         "<h2>Multi-turn runs</h2>",
         f'<p class="note">{escape(note)}</p>',

@@ -23,6 +23,9 @@ from tooleval.report.multiturn import HEAD as CONVERSATION_HEAD
 from tooleval.report.multiturn import ConversationSummary, original_rows, rows
 
 RUN_COLUMNS = frozenset({"model", "setup", "answered"})
+RATE, BESIDE = "rate [95% CI]", "original's rule"
+ORIGINAL_RULE = "passed"
+"""A conversation's pass by the original harness's rule (Cesium: ``score.passed``)."""
 
 
 @dataclass(frozen=True)
@@ -147,11 +150,12 @@ def conversation_cells(summary: ConversationSummary, cells: Sequence[str]) -> li
         "outcomes": counts_cell(run.run_id, "cls", run.outcomes),
         "errors": error_cell(run),
     }
-    success = cells[CONVERSATION_HEAD.index("success [95% CI]")]
-    if success != "–":
-        linked["success [95% CI]"] = Linked(
-            success, items_href(**href, metric="success", err="none")
-        )
+    beside = cells[CONVERSATION_HEAD.index(BESIDE)]
+    if summary.beside is not None:  # the original's rule, over every conversation of the run
+        linked[BESIDE] = Linked(beside, items_href(**href, metric=ORIGINAL_RULE))
+    success = cells[CONVERSATION_HEAD.index(RATE)]
+    if success != "–":  # the headline: the suite's success (Cesium: judged correct)
+        linked[RATE] = Linked(success, items_href(**href, metric="success", err="none"))
     return [linked.get(name, text) for name, text in zip(CONVERSATION_HEAD, cells, strict=True)]
 
 

@@ -94,7 +94,9 @@ class ConversationRun(RunInfo):
 
     ``successes`` of ``scored`` conversations reached the suite's goal (its ``success``);
     ``original_metrics`` holds an original harness's metrics where the suite keeps them (the
-    Cesium scenarios' nine), else None.
+    Cesium scenarios' nine), else None. ``headline`` is the file's ``headline`` section where it
+    has one (the Cesium scenarios: ``scenarioCorrectRate``, with the original's rule beside it),
+    else None: then the headline is ``success``.
     """
 
     endings: Mapping[str, int]
@@ -103,6 +105,7 @@ class ConversationRun(RunInfo):
     original_metrics: Mapping[str, float | None] | None
     scored: int
     successes: int
+    headline: Mapping[str, Any] | None = None
     categories: tuple[str, ...] = ()
     tasks: Mapping[str, Any] = field(default_factory=dict)
     """The run's planned tasks (id, category, question) where the suite is installed."""
@@ -267,6 +270,7 @@ def read_conversation_run(
         items = item_objects(path, document.get("items"))
         scored = [i for i in items if i.get("score")]
         original = document.get("original_metrics")
+        headline = document.get("headline")
         return ConversationRun(
             run_id=path.stem,
             path=path,
@@ -286,6 +290,7 @@ def read_conversation_run(
             original_metrics=original if isinstance(original, dict) else None,
             scored=len(scored),
             successes=sum(_success(i) for i in scored),
+            headline=headline if isinstance(headline, dict) else None,
             categories=tuple(str(c) for c in suite.get("categories") or ()),
             tasks=suite_tasks(suite, config, suite_lookup) or {},
             item_json=items,

@@ -95,7 +95,7 @@ def explorer_data(
         "format": DATA_FORMAT,
         "runs": infos,
         "categories": categories_of(runs, conversations, categories),
-        "metrics": [m for m in (*METRICS, "success") if m in present],
+        "metrics": [m for m in (*METRICS, "success", "passed") if m in present],
         "pairs": [list(pair) for pair in pairs],
         "tasks": tasks,
         "texts": texts.to_json(),

@@ -180,7 +180,7 @@ const Dom = (() => {
       cellsTable("x-exec", drop(head), rows.map(drop)),
     ];
   }
-  function checksView(checks) {
+  function checksView(checks, label) {
     if (!checks || !checks.length) return null;
     const keys = [...new Set(checks.flatMap((c) => Object.keys(c)))];
     const value = (k, v) => {
@@ -188,7 +188,7 @@ const Dom = (() => {
       return k === "status" && text !== "matched" ? el("span", { class: "bad" }, text) : text;
     };
     return [
-      el("div", { class: "x-label" }, "checks"),
+      el("div", { class: "x-label" }, label),
       cellsTable(
         "x-checks",
         keys,
@@ -236,7 +236,8 @@ const Dom = (() => {
       verdictLine(r),
       r.transcript.map((m) => messageView(m, texts)),
       executedView(r.executed),
-      checksView(r.checks),
+      checksView(r.checks, "checks"),
+      checksView(r.steps, "workflow steps"),
       scoreView(r),
       textOf(r.final, texts)
         ? folded(textOf(r.final, texts), "final answer")

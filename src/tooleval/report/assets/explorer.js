@@ -18,6 +18,7 @@
     format_ok: "format",
     exec_match: "exec",
     success: "success",
+    passed: "original",
   };
   const TEXTS = DATA.texts || [];
   const values = (key) => [...new Set(ROWS.map((r) => r[key]).filter(Boolean))].sort();
