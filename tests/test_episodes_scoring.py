@@ -11,7 +11,8 @@ import pytest
 from tooleval.commands import episodes as episodes_command
 from tooleval.episodes import exec_match
 from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
-from tooleval.episodes.grounding import check_answer, evidence
+from tooleval.episodes.facts import Shown, fact_base
+from tooleval.episodes.grounding import check_answer
 from tooleval.records import ToolCall
 from tooleval.suites.infranode import load_suite
 from tooleval.suites.infranode.client import make_transport
@@ -46,13 +47,23 @@ def test_exec_match(task_id: str, call: ToolCall | None, expected: int) -> None:
     assert exec_match(TASKS[task_id], call, REPLICA) == expected
 
 
-def test_grounding_numbers_times_and_strings() -> None:
-    found = evidence([{"t": 23.24, "when": "2026-07-22T14:05:00Z", "line": "RE8", "n": 335789}])
-    good = check_answer("Um 14:05 fährt der RE8, es sind 23,2 Grad; 335.789 Leute.", found, "")
-    assert (good.supported, good.unsupported, good.grounded) == (4, 0, True)
-    bad = check_answer("Es sind 19 Grad um 09:30.", found, "")
-    assert (bad.supported, bad.unsupported, bad.grounded) == (0, 2, False)
-    neutral = check_answer("In 2026 ...", evidence([{}]), "Was war 2026?")
+def test_grounding_reads_numbers_times_and_names_about_their_entity() -> None:
+    body = {
+        "data": {
+            "city_slug": "berlin",
+            "payload": {
+                "temperature_c": 23.24,
+                "departures": [{"line": "RE8", "planned_time": "2026-07-22T14:05:00"}],
+                "population": 335789,
+            },
+        }
+    }
+    base = fact_base([Shown(body, True)], 4000)
+    good = check_answer("Um 14:05 fährt der RE8, es sind 23,2 Grad; 335.789 Einwohner.", base, "")
+    assert (good.supported, good.contradicted, good.unsupported, good.grounded) == (4, 0, 0, True)
+    bad = check_answer("Es sind 19 Grad um 09:30.", base, "")
+    assert (bad.supported, bad.contradicted, bad.unsupported) == (0, 1, 1)
+    neutral = check_answer("In 2026 ...", fact_base([Shown({}, True)], 4000), "Was war 2026?")
     assert (neutral.supported, neutral.unsupported) == (0, 0)
 
 

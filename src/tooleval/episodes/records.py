@@ -23,6 +23,7 @@ OUTCOMES = (
     "invented_data",
     "gap_not_reported",
     "no_answer",
+    "contradicted",
     "ungrounded",
     "provider_error",
 )
@@ -105,6 +106,8 @@ class EpisodeScore:
     facts_supported: int
     facts_unsupported: int
     answer_grounded: int
+    facts_contradicted: int = 0
+    answer_decided: int = 1
 
 
 @dataclass(frozen=True)
