@@ -106,15 +106,15 @@ def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
     assert record.score.success == 0
 
 
-def test_invented_number_makes_the_answer_ungrounded() -> None:
+def test_invented_number_makes_the_answer_fail() -> None:
     replies = [
         call("stations", slug="duesseldorf", q="Flughafen"),
         call("station_board_departures", eva=TARGET),
         {"text": "Es fahren heute 4711 Züge, der nächste um 03:17 Uhr."},
     ]
     record, _ = run(TWO_STEP, replies)
-    assert record.score is not None and record.score.outcome == "ungrounded"
-    assert record.score.facts_unsupported == 2
+    assert record.score is not None and record.score.outcome == "contradicted"
+    assert (record.score.facts_contradicted, record.score.facts_unsupported) == (1, 1)
 
 
 def test_running_out_of_rounds_is_no_answer() -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from tooleval.commands import episodes as episodes_command
 from tooleval.episodes import exec_match
-from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
 from tooleval.episodes.facts import Shown, fact_base
+from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
 from tooleval.episodes.grounding import check_answer
 from tooleval.records import ToolCall
 from tooleval.suites.infranode import load_suite

@@ -8,12 +8,14 @@ only the local time. A time in a clause that names a departure must be that depa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from tooleval.episodes import german
 from tooleval.episodes.context import AnswerContext, resolve
-from tooleval.episodes.facts import Fact
+from tooleval.episodes.entities import Mention, Resolver
+from tooleval.episodes.facts import Fact, FactBase
 from tooleval.episodes.grounding_types import Claim
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -36,7 +38,8 @@ def check_time(ctx: AnswerContext, clock: german.ClockTime) -> Claim:
     allowed = (
         ("utc",) if clock.zone == "utc" else ("local",) if clock.zone else ("written", "local")
     )
-    rids = resolve(ctx, clock.start)
+    others = tuple(m for m in ctx.resolver.mentions if (m.start, m.end) != (clock.start, clock.end))
+    rids = resolve(replace(ctx, resolver=Resolver(others, ctx.resolver.default)), clock.start)
     named = {r for r in rids or () if ctx.base.records[r].index is not None}
     own = [f for f in ctx.base.facts if f.shape == "time" and f.record in named]
     facts = own or [f for f in ctx.base.facts if f.shape == "time"]
@@ -68,3 +71,23 @@ def check_date(ctx: AnswerContext, date: german.CalendarDate) -> Claim:
     text = ctx.text[date.start : date.end]
     verdict = "supported" if match else "unsupported"
     return Claim(date.start, date.end, text, "date", verdict, match, bool(match and match.key))
+
+
+def time_mentions(text: str, base: FactBase) -> list[Mention]:
+    """A clock time names the list items (departures) that have it as their own time."""
+    found = []
+    for clock in german.clock_times(text):
+        stated = (clock.hour, clock.minute)
+        zones = (
+            ("utc",) if clock.zone == "utc" else ("local",) if clock.zone else ("written", "local")
+        )
+        records = frozenset(
+            f.record
+            for f in base.facts
+            if f.shape == "time"
+            and base.records[f.record].index is not None
+            and any(_time_values(f)[z] == stated for z in zones)
+        )
+        if records:
+            found.append(Mention(clock.start, clock.end, records, None))
+    return found

@@ -42,7 +42,7 @@ BOOKKEEPING = frozenset(
      "granularity", "type", "unit", "dataset", "measure", "location_type", "parent_station",
      "platform_code", "code", "area", "city_source",
      "reference", "area_basis", "state", "train_number", "note", "headline", "truncated",
-     "points_omitted", "long_distance", "available", "city"}
+     "points_omitted", "long_distance", "available", "city", "wheelchair_boarding"}
 )  # fmt: skip
 NAME_KEYS = frozenset(
     {"name", "line", "party", "event", "station", "title", "gauge", "operator", "brand",

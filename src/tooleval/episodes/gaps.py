@@ -65,8 +65,13 @@ def is_gap_clause(clause: str, covered: Sequence[str]) -> bool:
         or any(w in SERVICE_WORDS for w in words)
         or any(stem_matches(w, s) for w in words for s in AVAILABILITY)
     )
-    restricted = any(w in RESTRICTION for w in words) and bool(cities_named(clause) & set(covered))
-    return (negation and about_data) or restricted
+    return (negation and about_data) or restricts(clause, covered)
+
+
+def restricts(clause: str, covered: Sequence[str]) -> bool:
+    """ "nur für Köln, München …": the data type limited to covered cities, by name."""
+    words = _folded_words(clause)
+    return any(w in RESTRICTION for w in words) and bool(cities_named(clause) & set(covered))
 
 
 def _clauses(text: str) -> list[tuple[str, str]]:
@@ -84,8 +89,8 @@ def gap_reported(answer: str, city: str, resource: str, covered: Sequence[str]) 
     for clause, sentence in _clauses(text):
         if not is_gap_clause(clause, covered):
             continue
-        others = cities_named(sentence) - set(covered) - {city}
-        if others and city not in cities_named(sentence):
+        named = cities_named(clause) or cities_named(sentence)
+        if named and city not in named and not restricts(sentence, covered):
             continue
         types = resources_named(_folded_words(clause))
         if types and resource not in types:

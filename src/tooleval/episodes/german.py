@@ -326,7 +326,10 @@ def _ends_sentence(text: str, position: int) -> bool:
         return True
     before = text[:position].rstrip()
     word = before.split()[-1].casefold() if before.split() else ""
-    return not (before[-1:].isdigit() or len(word) == 1 or word in ABBREVIATIONS)
+    if before[-1:].isdigit():  # "1. Januar" is a date, "98.733. In Erfurt" a sentence end
+        following = text[position + 1 :].split()
+        return not following or following[0].casefold().rstrip(".") not in month_numbers()
+    return not ((len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tooleval.episodes import german
-from tooleval.episodes.clock import check_date, check_time
+from tooleval.episodes.clock import check_date, check_time, time_mentions
 from tooleval.episodes.context import AnswerContext, clause_of, pool, resolve
 from tooleval.episodes.entities import Resolver, mentions
 from tooleval.episodes.facts import Fact, FactBase
@@ -202,7 +202,8 @@ def check_answer(
     question_numbers = frozenset(
         r.value for q in german.quantities(asked) for r in q.readings
     ) | frozenset(float(d.year) for d in german.calendar_dates(asked) if d.year)
-    resolver = Resolver(tuple(mentions(text, base)), base_default(base, default))
+    named = sorted([*mentions(text, base), *time_mentions(text, base)], key=lambda m: m.start)
+    resolver = Resolver(tuple(named), base_default(base, default))
     ctx = AnswerContext(text, base, resolver, key_fact_ids(base, asked), question_numbers)
     names = name_claims(ctx, asked)
     ctx.hidden = [(c.start, c.end) for c in names]

@@ -35,7 +35,14 @@ def finish(episode: Episode, started: float, error: ProviderError | None = None)
     score = None
     if error is None:
         gold = execute_tool(episode.transport, task.gold.name, task.gold.arguments)
-        score = score_episode(task, episode.calls, episode.final_answer, gold, episode.rounds)
+        score = score_episode(
+            task,
+            episode.calls,
+            episode.final_answer,
+            gold,
+            episode.rounds,
+            episode.config.max_result_chars,
+        )
     return EpisodeRecord(
         task_id=task.id,
         category=task.category,

@@ -245,7 +245,8 @@ def stem_matches(word: str, stem: str) -> bool:
 
 
 def fields_named(word: str) -> set[str]:
-    """The fields whose words match one folded answer word."""
+    """The fields whose words match one answer word (folded here)."""
+    word = fold(word)
     return {
         name for name, field in FIELDS.items() if any(stem_matches(word, s) for s in field.words)
     }

@@ -94,7 +94,14 @@ class InfraNodeEnv:
     def _final(self, text: str, episode: Episode) -> StepResult:
         task = episode.task
         gold = execute_tool(self.transport, task.gold.name, task.gold.arguments)
-        score = score_episode(task, episode.calls, episode.final_answer, gold, episode.rounds)
+        score = score_episode(
+            task,
+            episode.calls,
+            episode.final_answer,
+            gold,
+            episode.rounds,
+            self.config.max_result_chars,
+        )
         info = {
             "outcome": score.outcome,
             "score": asdict(score),

@@ -1,0 +1,205 @@
+"""Regression tests of the final-answer defects of issue 21, against the replica directly
+(no task ids: each builds the calls it needs and reads the values from the API's answer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tooleval.episodes.facts import Shown, fact_base
+from tooleval.episodes.german import calendar_dates, clock_times, normalise, quantities
+from tooleval.episodes.goldchain import execute
+from tooleval.episodes.grounding import check_answer
+from tooleval.episodes.scoring import score_episode
+from tooleval.records import Task, ToolCall
+from tooleval.suites.infranode.client import execute_tool, make_transport
+
+REPLICA = make_transport(None)
+
+
+def payload(name: str, **arguments: Any) -> dict[str, Any]:
+    data = execute_tool(REPLICA, name, arguments).body["data"]
+    return dict(data["payload"])
+
+
+def de(value: float, decimals: int = 1) -> str:
+    return f"{value:.{decimals}f}".replace(".", ",")
+
+
+def verdict(question: str, answer: str, *calls: ToolCall, max_chars: int = 4000) -> str:
+    """The outcome of an episode that made ``calls`` (the first is the gold) and answered."""
+    task = Task("t-001", "routing_named", question, calls[0], "1.0.0")
+    gold = execute_tool(REPLICA, calls[0].name, calls[0].arguments)
+    return score_episode(task, execute(calls, REPLICA), answer, gold, 2, max_chars).outcome
+
+
+WEATHER = ToolCall("weather", {"slug": "magdeburg"})
+
+
+def test_contradicted_weather_fails_although_its_numbers_occur_elsewhere() -> None:
+    w = payload("weather", slug="magdeburg")
+    swapped = (
+        f"In Magdeburg sind es nur {de(w['wind_speed'])} °C bei "
+        f"{de(w['temperature_c'])} % Luftfeuchte."
+    )
+    assert verdict("Wie ist das Wetter in Magdeburg?", swapped, WEATHER) == "contradicted"
+    right = (
+        f"In Magdeburg sind es {de(w['temperature_c'])} °C bei {de(w['humidity'])} % Luftfeuchte."
+    )
+    assert verdict("Wie ist das Wetter in Magdeburg?", right, WEATHER) == "success"
+
+
+def test_wrong_sign_is_a_contradiction() -> None:
+    w = payload("weather", slug="magdeburg")
+    answer = f"In Magdeburg hat es -{de(w['temperature_c'])} °C."
+    assert verdict("Wie warm ist es in Magdeburg?", answer, WEATHER) == "contradicted"
+
+
+@pytest.mark.parametrize("slug", ["bottrop", "magdeburg", "berlin", "koeln"])
+def test_condition_words_and_negations(slug: str) -> None:
+    call = ToolCall("weather", {"slug": slug})
+    wet = payload("weather", slug=slug)["condition"] in ("rain", "thunderstorm")
+    question = f"Regnet es gerade in {slug.title()}?"
+    right = "Ja, es regnet." if wet else "Nein, es regnet nicht, es ist trocken."
+    wrong = "Nein, es ist trocken, es regnet nicht." if wet else "Ja, es regnet."
+    assert verdict(question, right, call) == "success"
+    assert verdict(question, wrong, call) == "contradicted"
+
+
+def test_another_citys_value_is_a_contradiction() -> None:
+    mannheim = ToolCall("weather", {"slug": "mannheim"})
+    munich = ToolCall("weather", {"slug": "muenchen"})
+    theirs = payload("weather", slug="muenchen")["temperature_c"]
+    ours = payload("weather", slug="mannheim")["temperature_c"]
+    assert theirs != ours
+    answer = f"In Mannheim sind es {de(theirs)} Grad."
+    assert verdict("Wie warm ist es in Mannheim?", answer, mannheim, munich) == "contradicted"
+    fine = f"In Mannheim sind es {de(ours)} Grad, in München {de(theirs)} Grad."
+    assert verdict("Wie warm ist es in Mannheim?", fine, mannheim, munich) == "success"
+
+
+def test_compare_with_swapped_cities_fails() -> None:
+    call = ToolCall("compare", {"cities": ["cottbus", "ingolstadt"], "resource": "unemployment"})
+    rows = execute_tool(REPLICA, call.name, call.arguments).body["data"]
+    a, b = (row["data"]["payload"]["value"] for row in rows)
+    question = "Wie unterscheiden sich Cottbus und Ingolstadt bei der Arbeitslosigkeit?"
+    assert verdict(question, f"Cottbus: {de(b)} %, Ingolstadt: {de(a)} %.", call) == "contradicted"
+    right = f"Cottbus: {de(a)} %, Ingolstadt: {de(b)} %, also {de(abs(a - b))} Prozentpunkte."
+    assert verdict(question, right, call) == "success"
+    assert verdict(question, f"Cottbus liegt bei {de(a)} %.", call) == "ungrounded"
+
+
+def board_case() -> tuple[ToolCall, dict[str, Any]]:
+    """A departure board and a departure on it that is at least 6 minutes late."""
+    for eva in ("8000082", "8000085", "8000105", "8011160"):
+        call = ToolCall("station_board_departures", {"eva": eva})
+        board = payload(call.name, eva=eva)["departures"]
+        for entry in board[:8]:
+            if (entry["delay_minutes"] or 0) >= 6:
+                return call, entry
+    raise AssertionError("no late train on the sampled boards")
+
+
+def test_a_late_train_reported_punctual_fails() -> None:
+    call, entry = board_case()
+    clock = entry["planned_time"][11:16]
+    question = "Welche Abfahrten gibt es gleich?"
+    late = f"Der {entry['line']} um {clock} Uhr ist pünktlich."
+    assert verdict(question, late, call) == "contradicted"
+    right = f"Der {entry['line']} um {clock} Uhr hat {entry['delay_minutes']} Minuten Verspätung."
+    assert verdict(question, right, call) == "success"
+
+
+def test_substrings_are_not_facts() -> None:
+    base = fact_base([Shown(execute_tool(REPLICA, "weather", {"slug": "koeln"}).body, True)], 4000)
+    grounding = check_answer("Die Hitze ist enorm.", base, "Wie ist das Wetter?")
+    assert grounding.supported == 0 and not grounding.grounded and not grounding.decided
+
+
+def test_number_words_are_read_and_checked() -> None:
+    pois = payload("pois", slug="hanau", type="pharmacy")
+    call = ToolCall("pois", {"slug": "hanau", "type": "pharmacy"})
+    question = "Welche Apotheken gibt es in Hanau?"
+    wrong = pois["total_available"] + 3
+    words = {23: "dreiundzwanzig", 12: "zwölf", 9: "neun", 7: "sieben", 13: "dreizehn"}
+    if wrong in words:
+        assert verdict(question, f"Es gibt {words[wrong]} Apotheken.", call) == "contradicted"
+    assert normalise("sechzig Prozent und zwölf Apotheken") == "60 Prozent und 12 Apotheken"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Rund {k:.0f}.000 Pkw, davon etwa {e_round:,} elektrisch.",
+        "{cars_space} Pkw, davon {e} Elektroautos ({share} %), Stichtag 01.01.2026.",
+        "Es sind {m} Mio. Pkw zugelassen, elektrisch etwa {e_round:,}.",
+    ],
+)
+def test_german_formats_of_correct_answers(answer: str) -> None:
+    p = payload("get_city_data", slug="pforzheim", resource="vehicle-registrations")
+    cars, electric = p["passenger_cars"], p["electric_cars"]
+    text = (
+        answer.format(
+            k=cars / 1000,
+            e=f"{electric:,}".replace(",", "."),
+            e_round=round(electric, -2),
+            cars_space=f"{cars:,}".replace(",", " "),
+            share=de(electric / cars * 100),
+            m=de(cars / 1e6, 2),
+        )
+        .replace(",", ".")
+        .replace(". davon", ", davon")
+        .replace(". elektrisch", ", elektrisch")
+    )
+    text = text.replace(
+        f"{de(electric / cars * 100).replace(',', '.')} %", f"{de(electric / cars * 100)} %"
+    )
+    text = text.replace(f"{de(cars / 1e6, 2).replace(',', '.')} Mio", f"{de(cars / 1e6, 2)} Mio")
+    call = ToolCall("get_city_data", {"slug": "pforzheim", "resource": "vehicle-registrations"})
+    question = "Wie viele Autos sind in Pforzheim zugelassen, wie viele davon elektrisch?"
+    assert verdict(question, text, call) == "success", text
+
+
+def test_dates_times_and_zones() -> None:
+    text = normalise(
+        "Stichtag 01.01.2026, am 3. Oktober 2026 um 14.09 Uhr. 16:00 bis 23:00 Uhr (MESZ)"
+    )
+    assert [(d.year, d.month, d.day) for d in calendar_dates(text)] == [(2026, 1, 1), (2026, 10, 3)]
+    assert [
+        (t.hour, t.minute, t.zone) for t in sorted(clock_times(text), key=lambda t: t.start)
+    ] == [(14, 9, None), (16, 0, "local"), (23, 0, "local")]
+    call = ToolCall("get_city_data", {"slug": "reutlingen", "resource": "weather-warnings"})
+    warning = payload(call.name, **call.arguments)["warnings"][0]
+    end = int(warning["end"][11:13])  # UTC; Berlin is two hours ahead in July
+    question = "Gibt es für Reutlingen aktuell eine Unwetterwarnung?"
+    assert verdict(question, f"Ja, eine Warnung bis {end + 2}:00 Uhr (MESZ).", call) == "success"
+    assert verdict(question, f"Ja, eine Warnung bis {end}:00 Uhr MESZ.", call) == "ungrounded"
+    assert verdict(question, f"Ja, eine Warnung bis {end}:00 Uhr UTC.", call) == "success"
+
+
+def test_cents_and_euros() -> None:
+    p = payload("get_city_data", slug="hanau", resource="fuel-prices")
+    call = ToolCall("get_city_data", {"slug": "hanau", "resource": "fuel-prices"})
+    cents = de(p["avg_diesel"] * 100)
+    assert verdict("Was kostet Diesel in Hanau?", f"Diesel: {cents} Cent.", call) == "success"
+    dearer = de(p["avg_diesel"] * 100 + 20)
+    assert verdict("Was kostet Diesel in Hanau?", f"Diesel: {dearer} Cent.", call) == "contradicted"
+    quantity = quantities(normalise("165,4 Cent"))[0]
+    assert quantity.unit == "eur" and abs(quantity.readings[0].value - 1.654) < 1e-9
+
+
+def test_only_what_the_model_was_shown_counts() -> None:
+    body = execute_tool(REPLICA, "get_city_overview", {"slug": "hannover"}).body
+    population = body["data"]["city"]["population"]
+    answer = f"Hannover hat {population:,} Einwohner.".replace(",", ".")
+    call = ToolCall("get_city_overview", {"slug": "hannover"})
+    assert verdict("Überblick Hannover?", answer, call) == "success"
+    assert verdict("Überblick Hannover?", answer, call, max_chars=100) == "ungrounded"
+
+
+def test_random_integers_rarely_pass() -> None:
+    call = ToolCall("get_city_overview", {"slug": "hannover"})
+    question = "Überblick über Hannover?"
+    passing = [n for n in range(1, 101) if verdict(question, f"Hannover: {n}.", call) == "success"]
+    assert len(passing) <= 1
