@@ -81,7 +81,7 @@ class Scripted:
     name: str
     calls: tuple[ExecutedCall, ...]
     answer: str
-    expected: str  # the outcome class
+    expected: str  # the outcome class ("a|b": either)
 
 
 def german_number(value: float, decimals: int, group: str = ".") -> str:
@@ -209,7 +209,14 @@ def wrong_answers(task: Task, base: FactBase) -> list[tuple[str, str, str]]:
                     "contradicted",
                 )
             )
-    out.append(("invented", f"{where(base, base.key_roots[0])} gibt es 4711 davon.", "ungrounded"))
+    # a bare number answers the question's field if it names one (contradicted), else nothing
+    out.append(
+        (
+            "invented",
+            f"{where(base, base.key_roots[0])} gibt es 4711 davon.",
+            "ungrounded|contradicted",
+        )
+    )
     condition = next((f for f in base.facts if f.field == "condition"), None)
     if condition is not None:
         out.append(

@@ -23,6 +23,7 @@ class AnswerContext:
     key_numbers: frozenset[int]  # ids of the (narrowed) key number/bool facts
     question_numbers: frozenset[float]
     hidden: list[tuple[int, int]] = field(default_factory=list)
+    asked: frozenset[str] = frozenset()  # the fields the question names
     claims: list[Claim] = field(default_factory=list)
 
     def root_of(self, fact: Fact) -> int | None:

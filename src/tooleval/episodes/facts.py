@@ -230,7 +230,9 @@ class _Draft:
             return
         if name in NAME_KEYS and isinstance(value, str):
             self.names[rid].append(value)
-        self.facts.append(make_fact(rid, name, value, holder, key and name not in NOT_KEY))
+        sample = name == "count" and "total_available" in holder  # the items listed, not all
+        is_key = key and name not in NOT_KEY and not sample
+        self.facts.append(make_fact(rid, name, value, holder, is_key))
 
     def lift_shared_names(self) -> None:
         """A name every item of a list shares (each departure's station) names the parent."""

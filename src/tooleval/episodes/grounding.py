@@ -75,6 +75,13 @@ def _agrees(reading: Reading, quantity: Quantity, value: float) -> bool:
     return difference <= step / 2 + eps and difference <= cap
 
 
+def _exactly(quantity: Quantity, value: float) -> bool:
+    """Equal as written (hedged: within its rounding)."""
+    if quantity.approximate:
+        return agrees(quantity, value)
+    return any(abs(r.value - value) <= 1e-9 * max(1.0, abs(value)) for r in quantity.readings)
+
+
 def _field_words(ctx: AnswerContext, quantity: Quantity, names: set[str]) -> set[str]:
     _, clause = clause_of(ctx, quantity.start)
     tokens = german.words(ctx.text[clause[0] : clause[1]])
@@ -102,17 +109,20 @@ def check_number(ctx: AnswerContext, quantity: Quantity) -> Claim:
         for i, f in pool(ctx, rids)
         if f.shape == "number" and (quantity.unit is None or f.unit == quantity.unit)
     ]
-    fields = _field_words(ctx, quantity, {f.field for _, f in facts})
+    present = {f.field for _, f in facts}
+    fields = _field_words(ctx, quantity, present)
     if not fields and quantity.unit is not None:
-        fields = {f.field for _, f in facts}
+        fields = present
+    fields = fields or (ctx.asked & present)  # a bare number answers the question's field
     if fields:
         chosen = [(i, f) for i, f in facts if f.field in fields]
+        chosen.sort(key=lambda item: item[0] not in ctx.key_numbers)  # key facts first
         match = next(((i, f) for i, f in chosen if agrees(quantity, float(f.value))), None)
         verdict = "supported" if match else "contradicted" if chosen else "unsupported"
-    else:
+    else:  # tied to no field: never evidence, but invented unless it is a key fact exactly
         keyed = [(i, f) for i, f in facts if i in ctx.key_numbers and not f.derived]
-        match = next(((i, f) for i, f in keyed if agrees(quantity, float(f.value))), None)
-        verdict = "supported" if match else "unsupported"
+        match = next(((i, f) for i, f in keyed if _exactly(quantity, float(f.value))), None)
+        verdict = "neutral" if match else "unsupported"
     fact = match[1] if match else None
     key = match is not None and match[0] in ctx.key_numbers
     return Claim(quantity.start, quantity.end, text, "number", verdict, fact, key)
@@ -205,6 +215,7 @@ def check_answer(
     named = sorted([*mentions(text, base), *time_mentions(text, base)], key=lambda m: m.start)
     resolver = Resolver(tuple(named), base_default(base, default))
     ctx = AnswerContext(text, base, resolver, key_fact_ids(base, asked), question_numbers)
+    ctx.asked = frozenset(asked_fields(asked))
     names = name_claims(ctx, asked)
     ctx.hidden = [(c.start, c.end) for c in names]
     dates = [d for d in german.calendar_dates(text) if not _inside(ctx, d.start)]

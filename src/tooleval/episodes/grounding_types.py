@@ -13,7 +13,7 @@ class Claim:
     end: int
     text: str
     kind: str  # "name", "number", "term", "time", "date"
-    verdict: str  # "supported", "contradicted", "unsupported"
+    verdict: str  # "supported", "contradicted", "unsupported"; "neutral": counts neither way
     fact: Fact | None = None
     key: bool = False
 
