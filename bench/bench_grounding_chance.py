@@ -19,17 +19,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, now_utc, write_section  # noqa: E402
+from common import ROOT, now_utc, write_section
 
-from tooleval.episodes.entities import display_name  # noqa: E402
-from tooleval.episodes.facts import FactBase  # noqa: E402
-from tooleval.episodes.goldchain import execute, gold_calls  # noqa: E402
-from tooleval.episodes.grounding import key_fact_ids  # noqa: E402
-from tooleval.episodes.scoring import ground  # noqa: E402
-from tooleval.episodes.vocabulary import FIELDS  # noqa: E402
-from tooleval.records import Task  # noqa: E402
-from tooleval.suites.infranode import CATEGORIES, load_suite  # noqa: E402
-from tooleval.suites.infranode.client import execute_tool, make_transport  # noqa: E402
+from tooleval.episodes.entities import display_name
+from tooleval.episodes.facts import FactBase
+from tooleval.episodes.goldchain import execute, gold_calls
+from tooleval.episodes.grounding import key_fact_ids
+from tooleval.episodes.scoring import ground
+from tooleval.episodes.vocabulary import FIELDS
+from tooleval.records import Task
+from tooleval.suites.infranode import CATEGORIES, load_suite
+from tooleval.suites.infranode.client import execute_tool, make_transport
 
 DOC = ROOT / "docs" / "episodes.md"
 UNIT_TEXT = {"degC": "°C", "pct": "%", "kmh": "km/h", "eur": "€", "ugm3": "µg/m³", "min": "Minuten",
@@ -118,7 +118,9 @@ def main() -> None:
             f"{statistics.mean(r[2] for r in rows):.1%} | {worst[0]} | "
             f"{max(worst[1], worst[2]):.0%} |"
         )
-    over = [f"{t} ({max(b, n):.0%})" for rows in rates.values() for t, b, n in rows if max(b, n) >= GOAL]
+    over = [
+        f"{t} ({max(b, n):.0%})" for rows in rates.values() for t, b, n in rows if max(b, n) >= GOAL
+    ]
     lines += ["", f"Highest rate of any task: {worst_all:.0%}. Tasks at or above the goal: "
               f"{', '.join(over) if over else 'none'}."]  # fmt: skip
     body = "\n".join(lines)

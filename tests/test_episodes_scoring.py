@@ -116,3 +116,49 @@ def test_command_refuses_bad_rounds() -> None:
     args = parser.parse_args(["episodes", "--backend", "fake", "--max-rounds", "0"])
     with pytest.raises(SystemExit, match="--max-rounds must be at least 1"):
         args.func(args)
+
+
+def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    call = json.dumps({"name": "weather", "arguments": {"slug": "muenchen"}})
+    lines = [
+        {"match": "Luftfeuchtigkeit in München", "text": call},
+        {"match": "Ergebnis von weather", "text": "Angenehm, nimm trotzdem einen Schirm mit."},
+        {"text": "Keine Ahnung."},
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    judge = tmp_path / "judge.jsonl"
+    reply = {"text": '{"verdict": "correct", "reason": "passt zu den Werten"}'}
+    judge.write_text(json.dumps(reply) + "\n", encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    episodes_command.register(parser.add_subparsers())
+    output = tmp_path / "out.json"
+    args = parser.parse_args(
+        ["episodes", "--backend", "fake", "--script", str(script), "--category",
+         "slug_resolution", "--limit", "2", "--concurrency", "1", "--output", str(output),
+         "--judge-backend", "fake", "--judge-model", str(judge)]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    document = json.loads(output.read_text(encoding="utf-8"))
+    assert document["judge"]["backend"] == "fake" and document["judge"]["every_answer"] is False
+    undecided = document["items"][1]
+    assert undecided["outcome"] == "ungrounded" and undecided["score"]["answer_decided"] == 0
+    assert undecided["judge"]["verdict"] == "correct"
+    prompt = undecided["judge"]["prompt"][1]["content"]
+    assert "Ergebnis von weather" in prompt and "Schirm" in prompt
+    assert document["items"][0]["outcome"] == "no_call"
+    assert document["items"][0]["judge"] is None  # decided by the calls, no judge needed
+    metrics = document["metrics"]
+    assert (metrics["success"], metrics["success_with_judge"]) == (0.0, 0.5)
+    assert metrics["judge_asked"] == 1
+
+
+def test_judge_reply_parsing() -> None:
+    from tooleval.episodes.judge import parse_verdict
+
+    assert parse_verdict('Ergebnis: {"verdict": "Incorrect", "reason": "falsch"}') == (
+        "incorrect",
+        "falsch",
+    )
+    assert parse_verdict("weiß nicht")[0] == "unreadable"
+    assert parse_verdict('{"verdict": "maybe"}')[0] == "unreadable"

@@ -16,7 +16,9 @@ from rich.console import Console
 from rich.table import Table
 
 from tooleval.episodes import EpisodeConfig, build_document, run_episodes
+from tooleval.episodes.judge import judge_records
 from tooleval.episodes.records import EpisodeRecord
+from tooleval.episodes.results import JudgeRun
 from tooleval.providers.registry import LOCAL_MODEL
 from tooleval.records import Task
 from tooleval.runner.results import now_iso, write_results
@@ -50,6 +52,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
     p.add_argument("--script", type=Path, default=None, help="fake backend: replies JSONL")
     p.add_argument("--output", type=Path, default=None, help="results/<model>.episodes.json")
+    p.add_argument(
+        "--judge-backend", default=None, help="optional judge model for undecided final answers"
+    )
+    p.add_argument("--judge-model", default=None, help="the judge's model (fake: a script)")
+    p.add_argument(
+        "--judge-all", action="store_true", help="judge every answer whose calls were right"
+    )
     p.set_defaults(func=run)
 
 
@@ -122,6 +131,24 @@ def summary_table(document: dict[str, Any]) -> Table:
     return table
 
 
+def run_judge(
+    args: argparse.Namespace, tasks: tuple[Task, ...], records: list[EpisodeRecord]
+) -> JudgeRun | None:
+    """The judge's verdicts when ``--judge-backend`` is given (see tooleval.episodes.judge)."""
+    if not args.judge_backend:
+        return None
+    from tooleval.providers.registry import build_cli_provider
+
+    model = args.judge_model or (LOCAL_MODEL if args.judge_backend == "local" else None)
+    if model is None:
+        raise ValueError(f"--judge-model is required for --judge-backend {args.judge_backend}")
+    provider = build_cli_provider(
+        args.judge_backend, model=model, base_url=None, preset=None, timeout_s=args.timeout
+    )
+    verdicts = judge_records(provider, tasks, records, args.judge_all)
+    return JudgeRun(args.judge_backend, model, args.judge_all, verdicts)
+
+
 def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
@@ -144,7 +171,12 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"{record.task_id}: {outcome}")
 
     records = run_episodes(config, provider, tasks, suite.tools, transport, progress)
-    document = build_document(config, suite, tasks, records, started, now_iso())
+    try:
+        judge = run_judge(args, tasks, records)
+    except ValueError as exc:
+        console.print(f"[red]tooleval episodes:[/] judge: {exc}")
+        return 2
+    document = build_document(config, suite, tasks, records, started, now_iso(), judge)
     assert config.output is not None
     write_results(config.output, document)
     Console(highlight=False).print(summary_table(document))

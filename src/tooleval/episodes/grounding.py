@@ -113,7 +113,7 @@ def check_number(ctx: AnswerContext, quantity: Quantity) -> Claim:
     fields = _field_words(ctx, quantity, present)
     if not fields and quantity.unit is not None:
         fields = present
-    fields = fields or (ctx.asked & present)  # a bare number answers the question's field
+    fields = fields or set(ctx.asked & present)  # a bare number answers the question's field
     if fields:
         chosen = [(i, f) for i, f in facts if f.field in fields]
         chosen.sort(key=lambda item: item[0] not in ctx.key_numbers)  # key facts first

@@ -7,10 +7,12 @@ never scored); ``first_call`` holds the single-call metrics of the first turn.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from statistics import mean
 from typing import Any
 
+from tooleval.episodes.judge import JUDGE_PROMPT_VERSION, JudgeVerdict, judge_metrics
 from tooleval.episodes.records import OUTCOMES, EpisodeConfig, EpisodeRecord
 from tooleval.metrics import aggregate
 from tooleval.records import Task
@@ -53,10 +55,12 @@ def build_document(
     records: Sequence[EpisodeRecord],
     started_at: str,
     finished_at: str,
+    judge: JudgeRun | None = None,
 ) -> dict[str, Any]:
+    """The results document; ``judge`` adds the judge's settings, metrics and verdicts."""
     errors = Counter(r.error_class for r in records if r.error_class)
     first = [(r.category, r.first_call) for r in records if r.answered and r.first_call]
-    return {
+    document = {
         "format": EPISODES_FORMAT,
         "complete": len(records) == len(tasks) and not errors,
         "config": config.to_json(),
@@ -74,3 +78,29 @@ def build_document(
         "first_call": aggregate(first, suite.categories),
         "items": [r.to_json() for r in records],
     }
+    if judge is not None:
+        add_judge(document, records, judge)
+    return document
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """The judge's backend and model, whether it saw every answer, and its verdicts."""
+
+    backend: str
+    model: str
+    every_answer: bool
+    verdicts: Mapping[str, JudgeVerdict]
+
+
+def add_judge(document: dict[str, Any], records: Sequence[EpisodeRecord], judge: JudgeRun) -> None:
+    document["judge"] = {
+        "backend": judge.backend,
+        "model": judge.model,
+        "prompt_version": JUDGE_PROMPT_VERSION,
+        "every_answer": judge.every_answer,
+    }
+    document["metrics"].update(judge_metrics(records, judge.verdicts))
+    for item in document["items"]:
+        verdict = judge.verdicts.get(item["task_id"])
+        item["judge"] = verdict.to_json() if verdict else None
