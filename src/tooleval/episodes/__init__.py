@@ -2,8 +2,11 @@
 replica by default) and the results go back to it, for up to ``max_rounds`` turns.
 
 Layers: ``loop`` (one episode as a state machine), ``scoring`` (per-category outcome classes),
-``grounding`` (does the final answer state facts from the results), ``runner`` (many
-episodes: threads or lockstep batches, pacing, retries), ``results`` (the results file).
+``grounding`` (is every claim of the final answer about the right entity and field, within
+tolerance; built on ``german``, ``facts``, ``entities``, ``clock``, ``gaps`` and
+``vocabulary``), ``judge`` (an optional judge model beside it), ``goldchain`` (a task's gold
+calls executed), ``runner`` (many episodes: threads or lockstep batches, pacing, retries),
+``results`` (the results file).
 ``exec_match`` scores single calls by what the API answers. See docs/episodes.md.
 """
 
