@@ -107,15 +107,20 @@ def check_number(ctx: AnswerContext, quantity: Quantity) -> Claim:
     facts = [
         (i, f)
         for i, f in pool(ctx, rids)
-        if f.shape == "number" and (quantity.unit is None or f.unit == quantity.unit)
+        if f.shape == "number"
+        and (quantity.unit is None or f.unit == quantity.unit)
+        and (not f.derived or f.unit == quantity.unit)  # a share or difference needs its unit
     ]
     present = {f.field for _, f in facts}
     fields = _field_words(ctx, quantity, present)
     if not fields and quantity.unit is not None:
         fields = present
+    from_question = not fields
     fields = fields or set(ctx.asked & present)  # a bare number answers the question's field
     if fields:
         chosen = [(i, f) for i, f in facts if f.field in fields]
+        if from_question:  # ... and only with its key facts (not the 25 listed of 30)
+            chosen = [(i, f) for i, f in chosen if i in ctx.key_numbers] or chosen
         chosen.sort(key=lambda item: item[0] not in ctx.key_numbers)  # key facts first
         match = next(((i, f) for i, f in chosen if agrees(quantity, float(f.value))), None)
         verdict = "supported" if match else "contradicted" if chosen else "unsupported"
