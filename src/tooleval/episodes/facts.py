@@ -230,8 +230,9 @@ class _Draft:
             return
         if name in NAME_KEYS and isinstance(value, str):
             self.names[rid].append(value)
-        sample = name == "count" and "total_available" in holder  # the items listed, not all
-        is_key = key and name not in NOT_KEY and not sample
+        if name == "count" and "total_available" in holder:  # the items listed, not all
+            return
+        is_key = key and name not in NOT_KEY
         self.facts.append(make_fact(rid, name, value, holder, is_key))
 
     def lift_shared_names(self) -> None:

@@ -75,6 +75,13 @@ def _agrees(reading: Reading, quantity: Quantity, value: float) -> bool:
     return difference <= step / 2 + eps and difference <= cap
 
 
+def _agrees_fact(quantity: Quantity, fact: Fact) -> bool:
+    """A derived fact (share, difference) needs decimals or a hedge: a bare "10 %" is not a
+    9.68 % relative difference, "9,7 %" or "rund 10 %" is."""
+    fine = quantity.approximate or min(r.step for r in quantity.readings) < 1
+    return (fine or not fact.derived) and agrees(quantity, float(fact.value))
+
+
 def _exactly(quantity: Quantity, value: float) -> bool:
     """Equal as written (hedged: within its rounding)."""
     if quantity.approximate:
@@ -122,7 +129,7 @@ def check_number(ctx: AnswerContext, quantity: Quantity) -> Claim:
         if from_question:  # ... and only with its key facts (not the 25 listed of 30)
             chosen = [(i, f) for i, f in chosen if i in ctx.key_numbers] or chosen
         chosen.sort(key=lambda item: item[0] not in ctx.key_numbers)  # key facts first
-        match = next(((i, f) for i, f in chosen if agrees(quantity, float(f.value))), None)
+        match = next(((i, f) for i, f in chosen if _agrees_fact(quantity, f)), None)
         verdict = "supported" if match else "contradicted" if chosen else "unsupported"
     else:  # tied to no field: never evidence, but invented unless it is a key fact exactly
         keyed = [(i, f) for i, f in facts if i in ctx.key_numbers and not f.derived]
