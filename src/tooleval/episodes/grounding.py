@@ -15,8 +15,8 @@ shown (``facts``), each about the entity it names (``entities``):
   "Ja"/"Nein" to a yes/no question) is checked against its field's value;
 - dates and clock times must match a shown date or time (UTC or Europe/Berlin local time).
 
-Tolerance: a number agrees when it is the fact rounded to the digits shown (half a unit of the
-last shown digit) and within 5 % of it; hedged ("rund", "etwa", "ca.") or scaled ("Mio.")
+Tolerance: a number agrees when it is the fact rounded (half up or half even) to the digits
+shown and within 2 % of it; hedged ("rund", "etwa", "ca.") or scaled ("Mio.")
 numbers may round to their last non-zero digit ("rund 41.000") and lie within 10 %; "über"/
 "mehr als" and "knapp"/"unter" bound the fact from one side. Numbers and names already in the
 question are neutral. Grounded: no contradicted or unsupported claim, and a supported key fact
@@ -25,7 +25,9 @@ for every entity the task asks about (each compared city).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 
 from tooleval.episodes import german
 from tooleval.episodes.clock import check_date, check_time, time_mentions
@@ -36,7 +38,7 @@ from tooleval.episodes.german import Quantity, Reading, coarse_step
 from tooleval.episodes.grounding_types import Claim, Grounding
 from tooleval.episodes.vocabulary import QUALITATIVE_KINDS, TERMS, Term, fields_named, stem_matches
 
-EXACT_RELATIVE, HEDGED_RELATIVE = 0.05, 0.10
+EXACT_RELATIVE, HEDGED_RELATIVE = 0.02, 0.10
 YES, NO = frozenset({"ja", "jawohl", "genau", "richtig"}), frozenset({"nein", "nö", "nee"})
 
 
@@ -65,8 +67,16 @@ def _agrees(reading: Reading, quantity: Quantity, value: float) -> bool:
     stated, eps = reading.value, 1e-9 * max(1.0, abs(value))
     if abs(stated - value) <= eps:
         return True
-    step = coarse_step(reading) if quantity.approximate else reading.step
-    cap = (HEDGED_RELATIVE if quantity.approximate else EXACT_RELATIVE) * abs(value) + eps
+    if not quantity.approximate:  # the fact rounded to the digits shown, within 2 %
+        decimals = max(0, round(-math.log10(reading.step)))
+        rounded = {
+            float(Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), mode))
+            for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN)
+        }
+        close = abs(stated - value) <= EXACT_RELATIVE * abs(value) + eps
+        return close and any(abs(stated - r) <= eps for r in rounded)
+    step = coarse_step(reading)
+    cap = HEDGED_RELATIVE * abs(value) + eps
     if quantity.hedge == "over":
         return stated <= value <= stated + step + eps and value - stated <= cap
     if quantity.hedge == "under":
