@@ -21,15 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, now_utc, write_section
 
-from tooleval.episodes.entities import display_name
-from tooleval.episodes.facts import FactBase
-from tooleval.episodes.goldchain import execute, gold_calls
-from tooleval.episodes.grounding import key_fact_ids
-from tooleval.episodes.scoring import ground
-from tooleval.episodes.vocabulary import FIELDS
 from tooleval.records import Task
 from tooleval.suites.infranode import CATEGORIES, load_suite
 from tooleval.suites.infranode.client import execute_tool, make_transport
+from tooleval.suites.infranode.episodes.entities import display_name
+from tooleval.suites.infranode.episodes.facts import FactBase
+from tooleval.suites.infranode.episodes.goldchain import execute, gold_calls
+from tooleval.suites.infranode.episodes.grounding import key_fact_ids
+from tooleval.suites.infranode.episodes.scoring import ground
+from tooleval.suites.infranode.episodes.vocabulary import FIELDS
 
 DOC = ROOT / "docs" / "episodes.md"
 UNIT_TEXT = {"degC": "°C", "pct": "%", "kmh": "km/h", "eur": "€", "ugm3": "µg/m³", "min": "Minuten",
@@ -70,8 +70,8 @@ def passing(task: Task, template: str) -> int:
 def rate(task: Task) -> tuple[float, float]:
     calls = execute(gold_calls(task), REPLICA)
     gold = execute_tool(REPLICA, task.gold.name, task.gold.arguments)
-    from tooleval.episodes.facts import Shown, fact_base
-    from tooleval.episodes.scoring import gold_flags
+    from tooleval.suites.infranode.episodes.facts import Shown, fact_base
+    from tooleval.suites.infranode.episodes.scoring import gold_flags
 
     flags = gold_flags(task, calls, gold)
     base = fact_base([Shown(c.body, f) for c, f in zip(calls, flags, strict=True) if c.valid], 4000)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tooleval.episodes.entities import display_name
-from tooleval.episodes.facts import Fact, FactBase
-from tooleval.episodes.goldchain import execute, gold_calls, key_facts
-from tooleval.episodes.grounding import key_fact_ids
-from tooleval.episodes.records import ExecutedCall
-from tooleval.episodes.scoring import covered_cities
 from tooleval.records import Task, ToolCall
-from tooleval.suites.infranode.client import Transport, execute_tool
+from tooleval.suites.infranode.client import Transport
+from tooleval.suites.infranode.episodes.entities import display_name
+from tooleval.suites.infranode.episodes.facts import Fact, FactBase
+from tooleval.suites.infranode.episodes.goldchain import execute, gold_calls, key_facts
+from tooleval.suites.infranode.episodes.grounding import key_fact_ids
+from tooleval.suites.infranode.episodes.records import ExecutedCall
+from tooleval.suites.infranode.episodes.scoring import covered_cities
 
 UNIT_TEXT = {
     "degC": "°C",
@@ -293,7 +293,7 @@ def other_city(task: Task, base: FactBase, transport: Transport) -> list[Scripte
 
 
 def key_facts_of(call: ExecutedCall, field: str) -> Fact | None:
-    from tooleval.episodes.facts import Shown, fact_base
+    from tooleval.suites.infranode.episodes.facts import Shown, fact_base
 
     base = fact_base([Shown(call.body, True)], 4000)
     return next((f for f in base.facts if f.field == field and not f.derived), None)
@@ -375,7 +375,5 @@ def not_covered_bed(
 
 
 def execute_call(transport: Transport, call: ToolCall) -> ExecutedCall:
-    answer = execute_tool(transport, call.name, call.arguments)
-    return ExecutedCall(
-        1, call.name, call.arguments, answer.status, answer.body, 200 <= answer.status < 300
-    )
+    [executed] = execute([call], transport)
+    return executed

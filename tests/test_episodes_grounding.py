@@ -7,13 +7,18 @@ from typing import Any
 
 import pytest
 
-from tooleval.episodes.facts import Shown, fact_base
-from tooleval.episodes.german import calendar_dates, clock_times, normalise, quantities
-from tooleval.episodes.goldchain import execute
-from tooleval.episodes.grounding import check_answer
-from tooleval.episodes.scoring import score_episode
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.client import execute_tool, make_transport
+from tooleval.suites.infranode.episodes.facts import Shown, fact_base
+from tooleval.suites.infranode.episodes.german import (
+    calendar_dates,
+    clock_times,
+    normalise,
+    quantities,
+)
+from tooleval.suites.infranode.episodes.goldchain import execute
+from tooleval.suites.infranode.episodes.grounding import check_answer
+from tooleval.suites.infranode.episodes.scoring import score_episode
 
 REPLICA = make_transport(None)
 

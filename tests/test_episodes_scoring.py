@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from tooleval.commands import episodes as episodes_command
-from tooleval.episodes import exec_match
-from tooleval.episodes.facts import Shown, fact_base
-from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
-from tooleval.episodes.grounding import check_answer
+from tooleval.cli import main
 from tooleval.records import ToolCall
 from tooleval.suites.infranode import load_suite
 from tooleval.suites.infranode.client import make_transport
+from tooleval.suites.infranode.episodes.facts import Shown, fact_base
+from tooleval.suites.infranode.episodes.feedback import TRUNCATION_MARK, result_text, slim
+from tooleval.suites.infranode.episodes.grounding import check_answer
+from tooleval.suites.infranode.execmatch import exec_match
 
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
@@ -87,16 +86,14 @@ def test_command_writes_results(tmp_path: Path) -> None:
         {"text": "Weiß ich nicht genau."},
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    parser = argparse.ArgumentParser()
-    episodes_command.register(parser.add_subparsers())
     output = tmp_path / "out.json"
-    args = parser.parse_args(
+    code = main(
         ["episodes", "--backend", "fake", "--script", str(script), "--category",
          "slug_resolution", "--limit", "1", "--concurrency", "1", "--output", str(output)]
     )  # fmt: skip
-    assert args.func(args) == 0
+    assert code == 0
     document = json.loads(output.read_text(encoding="utf-8"))
-    assert document["format"] == "tooleval-episodes/1"
+    assert (document["format"], document["kind"]) == ("tooleval-results/2", "multi_turn")
     assert document["outcomes"] == {"ungrounded": 1}
     assert document["first_call"]["call_match"] == 1.0
     item = document["items"][0]
@@ -110,15 +107,39 @@ def test_command_writes_results(tmp_path: Path) -> None:
     ]
 
 
-def test_command_refuses_bad_rounds() -> None:
-    parser = argparse.ArgumentParser()
-    episodes_command.register(parser.add_subparsers())
-    args = parser.parse_args(["episodes", "--backend", "fake", "--max-rounds", "0"])
-    with pytest.raises(SystemExit, match="--max-rounds must be at least 1"):
-        args.func(args)
+@pytest.mark.parametrize(("cap", "outcome"), [("246", "success"), ("245", "ungrounded")])
+def test_episode_answers_are_checked_against_what_the_model_was_shown(
+    tmp_path: Path, cap: str, outcome: str
+) -> None:
+    """45.4 (the humidity) ends at character 246 of the weather result the model reads."""
+    script = tmp_path / "script.jsonl"
+    lines = [
+        {"text": json.dumps({"name": "weather", "arguments": {"slug": "muenchen"}})},
+        {"text": "In München liegt die Luftfeuchtigkeit bei 45,4 %."},
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    output = tmp_path / "out.json"
+    code = main(
+        ["episodes", "--backend", "fake", "--script", str(script), "--case", "slug_resolution-002",
+         "--max-result-chars", cap, "--output", str(output)]
+    )  # fmt: skip
+    document = json.loads(output.read_text(encoding="utf-8"))
+    assert code == 0 and document["outcomes"] == {outcome: 1}
+    assert document["config"]["max_result_chars"] == int(cap)
 
 
-def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> None:
+def test_command_refuses_bad_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["episodes", "--backend", "fake", "--max-rounds", "0"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "tooleval episodes: argument --max-rounds: must be at least 1, got '0'"
+    )
+
+
+def judge_episodes(tmp_path: Path, *judge_flags: str) -> tuple[int, Path]:
+    """Two slug_resolution episodes with the fake backend: a ``no_call`` (decided by the calls)
+    and an answer the check cannot read (``answer_decided`` 0), then the judge flags."""
     script = tmp_path / "script.jsonl"
     call = json.dumps({"name": "weather", "arguments": {"slug": "muenchen"}})
     lines = [
@@ -127,18 +148,21 @@ def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> No
         {"text": "Keine Ahnung."},
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    output = tmp_path / "out.json"
+    code = main(
+        ["episodes", "--backend", "fake", "--script", str(script), "--category",
+         "slug_resolution", "--limit", "2", "--concurrency", "1", "--output", str(output),
+         *judge_flags]
+    )  # fmt: skip
+    return code, output
+
+
+def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> None:
     judge = tmp_path / "judge.jsonl"
     reply = {"text": '{"verdict": "correct", "reason": "passt zu den Werten"}'}
     judge.write_text(json.dumps(reply) + "\n", encoding="utf-8")
-    parser = argparse.ArgumentParser()
-    episodes_command.register(parser.add_subparsers())
-    output = tmp_path / "out.json"
-    args = parser.parse_args(
-        ["episodes", "--backend", "fake", "--script", str(script), "--category",
-         "slug_resolution", "--limit", "2", "--concurrency", "1", "--output", str(output),
-         "--judge-backend", "fake", "--judge-model", str(judge)]
-    )  # fmt: skip
-    assert args.func(args) == 0
+    code, output = judge_episodes(tmp_path, "--judge-backend", "fake", "--judge-script", str(judge))
+    assert code == 0
     document = json.loads(output.read_text(encoding="utf-8"))
     assert document["judge"]["backend"] == "fake" and document["judge"]["every_answer"] is False
     undecided = document["items"][1]
@@ -146,6 +170,7 @@ def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> No
     assert undecided["judge"]["verdict"] == "correct"
     prompt = undecided["judge"]["prompt"][1]["content"]
     assert "Ergebnis von weather" in prompt and "Schirm" in prompt
+    assert "Luftfeuchtigkeit in München" in prompt  # the question
     assert document["items"][0]["outcome"] == "no_call"
     assert document["items"][0]["judge"] is None  # decided by the calls, no judge needed
     metrics = document["metrics"]
@@ -153,8 +178,54 @@ def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> No
     assert metrics["judge_asked"] == 1
 
 
+def test_judge_runs_on_the_shared_provider_path_with_its_key_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from servers import openai_server
+
+    monkeypatch.setenv("JUDGE_TEST_KEY", "sk-judge-secret")
+    verdict = openai_server.text('{"verdict": "incorrect", "reason": "nichts gesagt"}')
+    with openai_server.serve(verdict) as server:
+        code, output = judge_episodes(
+            tmp_path, "--judge-backend", "openai", "--judge-base-url", server.base_url,
+            "--judge-model", "judge-model", "--judge-api-key-env", "JUDGE_TEST_KEY",
+        )  # fmt: skip
+    assert code == 0
+    [request] = server.received
+    assert request.header("authorization") == "Bearer sk-judge-secret"
+    assert request.body["model"] == "judge-model"
+    text = output.read_text(encoding="utf-8")
+    assert "sk-judge-secret" not in text
+    document = json.loads(text)
+    assert document["judge"]["api_key_env"] == "JUDGE_TEST_KEY"
+    assert document["items"][1]["judge"]["verdict"] == "incorrect"
+    assert document["metrics"]["success_with_judge"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--judge-model", "m"], "--judge-model needs --judge-backend"),
+        (["--judge-all"], "--judge-all needs --judge-backend"),
+        (["--judge-backend", "openai"], "--judge-model is required for --judge-backend openai"),
+        (["--judge-backend", "nope"], "unknown backend 'nope'"),
+        (["--suite", "cesium", "--judge-backend", "fake"], "applies to the infranode suite"),
+    ],
+)
+def test_bad_judge_flags_exit_2_with_one_line(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(["episodes", "--backend", "fake", *flags])
+    except SystemExit as exit_info:
+        code = int(exit_info.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tooleval episodes: ") and message in err and "\n" not in err
+
+
 def test_judge_reply_parsing() -> None:
-    from tooleval.episodes.judge import parse_verdict
+    from tooleval.suites.infranode.episodes.judge import parse_verdict
 
     assert parse_verdict('Ergebnis: {"verdict": "Incorrect", "reason": "falsch"}') == (
         "incorrect",

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from episode_bed import Scripted, episodes_for
-from tooleval.episodes.scoring import score_episode
 from tooleval.suites.infranode import CATEGORIES, load_suite
 from tooleval.suites.infranode.client import execute_tool, make_transport
+from tooleval.suites.infranode.episodes.scoring import score_episode
 
 SUITE = load_suite()
 REPLICA = make_transport(None)

@@ -13,7 +13,6 @@ from typing import Any
 
 from tooleval.metrics import aggregate, metric_names
 from tooleval.parsing import parse_text
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task, ToolCall
 from tooleval.scoring import score_call
 from tooleval.suites import Suite
@@ -26,10 +25,10 @@ class Check:
     detail: str = ""
 
 
-def check_prompts(suite: Suite) -> Iterator[Check]:
+def check_prompts(suite: Suite[Task]) -> Iterator[Check]:
     prefixes: set[str] = set()
     for task in suite.tasks:
-        system, user = build_messages(task.question, suite.tools)
+        system, user = suite.messages(task, "prompt")
         prefixes.add(system.content or "")
         if task.question != user.content or not system.content:
             yield Check(f"prompt:{task.id}", False, "user message is not the question")
@@ -39,7 +38,7 @@ def check_prompts(suite: Suite) -> Iterator[Check]:
     yield Check("prompts:all-tools-rendered", not missing, f"missing: {missing}")
 
 
-def check_gold(suite: Suite) -> Iterator[Check]:
+def check_gold(suite: Suite[Task]) -> Iterator[Check]:
     pairs = [(t.category, score_call(t, t.gold)) for t in suite.tasks]
     metrics = aggregate(pairs, suite.categories)
     bad = {k: v for k, v in metrics.items() if v != 1.0}
@@ -71,7 +70,7 @@ def _expect(score: ItemScore, **wanted: int) -> bool:
     return all(getattr(score, name) == value for name, value in wanted.items())
 
 
-def check_wrong_calls(suite: Suite) -> Iterator[Check]:
+def check_wrong_calls(suite: Suite[Task]) -> Iterator[Check]:
     tools = [t.name for t in suite.tools]
     probes: list[tuple[str, Callable[[Task], ToolCall | None], dict[str, int]]] = [
         ("wrong-tool", lambda t: _swap_tool(t, tools), {"tool_match": 0, "call_match": 0}),
@@ -110,7 +109,7 @@ def check_parser() -> Iterator[Check]:
         yield Check(f"parser:{index}", ok, json.dumps({"got": got, "reason": result.reason}))
 
 
-def run_selftest(suite: Suite) -> list[Check]:
+def run_selftest(suite: Suite[Task]) -> list[Check]:
     checks = [*check_prompts(suite), *check_gold(suite), *check_wrong_calls(suite)]
     checks.extend(check_parser())
     checks.append(Check("suite:has-tasks", bool(suite.tasks), f"{len(suite.tasks)} tasks"))

@@ -14,11 +14,13 @@ import json
 import sys
 from typing import Any
 
-from tooleval.jsonl import JsonlError, iter_jsonl
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_OK, fail
+from tooleval.fileio import JsonlError, iter_jsonl
 from tooleval.parsing import parse_response, parse_text
 from tooleval.records import NativeToolCall, ParseResult
 
-EXIT_BAD_INPUT = 2
+NAME = "parse"
 DESCRIPTION = """\
 Run the tool-call parser on raw model outputs.
 
@@ -34,7 +36,7 @@ code 2; lines printed before it stay printed."""
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "parse",
-        help="parse raw model outputs into tool calls",
+        help=COMMANDS["parse"],
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -96,12 +98,10 @@ def _run_file(path: str) -> int:
                 raise JsonlError(path, number, str(error)) from None
             _emit(result_json(record.get("id"), result))
     except JsonlError as error:
-        print(f"tooleval parse: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(NAME, error)
     except OSError as error:
-        print(f"tooleval parse: cannot read {path}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return 0
+        return fail(NAME, f"cannot read {path}: {error.strerror or error}")
+    return EXIT_OK
 
 
 def _read_stdin() -> str:
@@ -115,5 +115,5 @@ def _read_stdin() -> str:
 def run(args: argparse.Namespace) -> int:
     if args.file is None:
         _emit(result_json(None, parse_text(_read_stdin())))
-        return 0
+        return EXIT_OK
     return _run_file(args.file)

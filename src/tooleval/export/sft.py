@@ -22,15 +22,13 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from tooleval.episodes.feedback import result_text
-from tooleval.episodes.records import ExecutedCall
-from tooleval.episodes.scoring import DEFAULT_RESULT_CHARS, score_episode
-from tooleval.prompting import system_prompt
-from tooleval.records import Task, ToolCall, ToolSpec
+from tooleval.records import ExecutedCall, Task, ToolCall, ToolSpec
 from tooleval.suites import Suite
 from tooleval.suites.infranode.api import ApiResponse
-from tooleval.suites.infranode.client import Transport, execute_tool, tool_request
-from tooleval.suites.infranode.generator import body_status
+from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
+from tooleval.suites.infranode.episodes.feedback import result_text
+from tooleval.suites.infranode.episodes.scoring import DEFAULT_RESULT_CHARS, score_episode
+from tooleval.suites.infranode.prompting import system_prompt
 
 SFT_FORMAT = "tooleval-sft/1"
 
@@ -73,7 +71,7 @@ def tool_turns(
     return turns
 
 
-def base_record(suite: Suite, task: Task, source: str) -> dict[str, Any]:
+def base_record(suite: Suite[Task], task: Task, source: str) -> dict[str, Any]:
     return {
         "format": SFT_FORMAT,
         "id": f"{suite.name}/{task.id}/{source}",
@@ -95,7 +93,7 @@ def opening(task: Task, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def gold_examples(
-    suite: Suite, transport: Transport, max_chars: int = 4000
+    suite: Suite[Task], transport: Transport, max_chars: int = 4000
 ) -> Iterator[dict[str, Any]]:
     """One example per task whose gold call verifies against ``transport``."""
     for task in suite.tasks:
@@ -120,8 +118,21 @@ def _episode_rounds(item: Mapping[str, Any]) -> list[list[ToolCall]]:
     return [rounds[key] for key in sorted(rounds)]
 
 
+def executed_call(index: int, round_no: int, call: ToolCall, answer: ApiResponse) -> ExecutedCall:
+    """A call executed again for re-scoring, recorded as the episode driver records it."""
+    return ExecutedCall(
+        index=index,
+        name=call.name,
+        arguments=call.arguments,
+        result=answer.body,
+        round=round_no,
+        status=answer.status,
+        source_status=body_status(answer.body),
+    )
+
+
 def episode_example(
-    suite: Suite,
+    suite: Suite[Task],
     task: Task,
     item: Mapping[str, Any],
     transport: Transport,
@@ -141,14 +152,15 @@ def episode_example(
         answers = [execute_tool(transport, c.name, c.arguments) for c in calls]
         if any(a.status != 200 for a in answers):
             return None
+        pairs = list(zip(calls, answers, strict=True))
         executed += [
-            ExecutedCall(number, c.name, c.arguments, a.status, a.body, True)
-            for c, a in zip(calls, answers, strict=True)
+            executed_call(len(executed) + i, number, c, a) for i, (c, a) in enumerate(pairs)
         ]
-        messages += tool_turns(list(zip(calls, answers, strict=True)), number, max_chars)
+        messages += tool_turns(pairs, number, max_chars)
     gold = execute_tool(transport, task.gold.name, task.gold.arguments)
     final = str(item.get("final_answer") or "")
-    rescored = score_episode(task, executed, final, gold, len(executed) + 1, shown_chars)
+    steps = int(item.get("rounds") or 0)
+    rescored = score_episode(task, executed, final, gold, steps, shown_chars)
     if not rescored.success:
         return None
     messages.append({"role": "assistant", "content": final})
@@ -159,9 +171,9 @@ def episode_example(
 
 
 def episode_examples(
-    suite: Suite, document: Mapping[str, Any], transport: Transport, max_chars: int = 4000
+    suite: Suite[Task], document: Mapping[str, Any], transport: Transport, max_chars: int = 4000
 ) -> Iterator[dict[str, Any]]:
-    """SFT examples from a ``tooleval-episodes/1`` document of the same suite version."""
+    """SFT examples from an InfraNode multi-turn results document of the same suite version."""
     if (document.get("suite") or {}).get("version") != suite.version:
         return
     tasks = {task.id: task for task in suite.tasks}

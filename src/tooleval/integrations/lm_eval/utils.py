@@ -1,7 +1,7 @@
 """Hooks that lm-eval calls for the ``infranode_tools_de`` task (``!function utils.…``).
 
 lm-eval imports this file by its path, so it uses absolute imports only. The prompt comes from
-``tooleval.prompting.build_messages`` (the runner's prompt mode), the score from
+``tooleval.suites.infranode.prompting.build_messages`` (the runner's prompt mode), the score from
 ``tooleval.parsing.parse_text`` and ``tooleval.scoring.score_parse``: a model scored here and
 by ``tooleval run`` is scored by the same code.
 
@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import loads
 from tooleval.metrics import METRIC_NAMES, metric_names
 from tooleval.parsing import parse_text
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task, ToolSpec
 from tooleval.scoring import score_parse
 from tooleval.suites.infranode import CATEGORIES, load_tasks, load_tools
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json, task_to_json
 
 SPLIT = "test"
@@ -71,8 +72,8 @@ def task_of(doc: dict[str, Any]) -> Task:
     """The Task a document was built from; bad documents raise naming the document id."""
     where = f"lm-eval document {doc.get('id', '?')!r}"
     try:
-        row = json.loads(doc["task"])
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        row = loads(doc["task"], where)
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: field 'task' is not task JSON ({exc})") from None
     return task_from_json(row, where)
 
