@@ -15,9 +15,10 @@ from tooleval.suites.infranode.episodes.german import (
     clock_times,
     normalise,
     quantities,
+    sentence_spans,
 )
 from tooleval.suites.infranode.episodes.goldchain import execute
-from tooleval.suites.infranode.episodes.grounding import check_answer
+from tooleval.suites.infranode.episodes.grounding import asked_fields, check_answer
 from tooleval.suites.infranode.episodes.scoring import score_episode
 
 REPLICA = make_transport(None)
@@ -93,6 +94,85 @@ def test_compare_with_swapped_cities_fails() -> None:
     right = f"Cottbus: {de(a)} %, Ingolstadt: {de(b)} %, also {de(abs(a - b))} Prozentpunkte."
     assert verdict(question, right, call) == "success"
     assert verdict(question, f"Cottbus liegt bei {de(a)} %.", call) == "ungrounded"
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("In Wolfsburg 0,32 Mio. In Remscheid 0,16 Mio.", 2),
+        ("Wolfsburg: 0,32 Mio.. Remscheid: 0,16 Mio..", 2),
+        ("Es sind ca. 5 Mio. Einwohner. Gut.", 2),
+        ("Am 1. Januar 2026 um 14 Uhr ab Berlin Hbf. Die S6 fährt später.", 2),
+    ],
+)
+def test_an_abbreviation_dot_ends_a_sentence_only_before_a_sentence_opener(
+    text: str, sentences: int
+) -> None:
+    assert len(sentence_spans(text)) == sentences
+
+
+def test_compared_values_after_an_abbreviation_belong_to_their_own_sentence() -> None:
+    call = ToolCall("compare", {"cities": ["wolfsburg", "remscheid"], "resource": "tourism"})
+    rows = execute_tool(REPLICA, call.name, call.arguments).body["data"]
+    a, b = (row["data"]["payload"]["value"] / 1e6 for row in rows)
+    question = "Touristische Übernachtungen: Wolfsburg und Remscheid im Vergleich?"
+    answer = f"In Wolfsburg gab es {de(a, 2)} Mio. In Remscheid waren es {de(b, 2)} Mio."
+    assert verdict(question, answer, call) == "success"
+    swapped = f"In Wolfsburg gab es {de(b, 2)} Mio. In Remscheid waren es {de(a, 2)} Mio."
+    assert verdict(question, swapped, call) == "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("question", "fields"),
+    [
+        ("Ist es in Freiburg (Breisgau) gerade trocken, oder regnet es?", {"condition"}),
+        ("Ist die Luft in Essen grad okay?", set()),
+        ("Brauch ich in Recklinghausen gerade einen Schirm?", {"condition"}),
+        ("Wo ist es gerade am wärmsten: in Magdeburg, Aachen oder Siegen?", {"temperature_c"}),
+        ("Touristische Übernachtungen: Wolfsburg und Remscheid im Vergleich?", {"tourism"}),
+        ("Wie unterscheiden sich Moers und Cottbus bei der Arbeitslosenquote?", {"unemployment"}),
+        ("Wie hoch ist der Anteil der über 65-Jährigen in Ulm?", {"anteil_ab_65_prozent", "share"}),
+    ],
+)
+def test_the_question_names_its_fields_not_its_cities(question: str, fields: set[str]) -> None:
+    assert asked_fields(question) == fields
+
+
+def test_superlatives_and_compounds_name_the_compared_field() -> None:
+    call = ToolCall("compare", {"cities": ["magdeburg", "aachen"], "resource": "weather"})
+    rows = execute_tool(REPLICA, call.name, call.arguments).body["data"]
+    (m, a) = (row["data"]["payload"] for row in rows)
+    question = "Wo ist es gerade am wärmsten: in Magdeburg oder Aachen?"
+    temps = f"Magdeburg: {de(m['temperature_c'])} °C, Aachen: {de(a['temperature_c'])} °C."
+    humid = f"Magdeburg: {de(m['humidity'])} % Luftfeuchte, Aachen: {de(a['humidity'])} %."
+    assert verdict(question, temps, call) == "success"
+    assert verdict(question, humid, call) == "ungrounded"  # true, but not what was asked
+    rent = ToolCall("compare", {"cities": ["ulm", "chemnitz"], "resource": "demographics"})
+    rows = execute_tool(REPLICA, rent.name, rent.arguments).body["data"]
+    (u, c) = (row["data"]["payload"] for row in rows)
+    question = "Stellen Sie bitte die Durchschnittsmieten für Ulm und Chemnitz gegenüber."
+    rents = f"Ulm: {de(u['rent_avg'], 2)} €/m², Chemnitz: {de(c['rent_avg'], 2)} €/m²."
+    people = f"Ulm hat {u['population']} Einwohner, Chemnitz hat {c['population']} Einwohner."
+    assert verdict(question, rents, rent) == "success"
+    assert verdict(question, people, rent) == "ungrounded"
+
+
+def test_an_umbrella_is_a_word_for_rain() -> None:
+    call = ToolCall("weather", {"slug": "frankfurt-am-main"})
+    assert payload("weather", slug="frankfurt-am-main")["condition"] == "dry"
+    question = "Brauch ich in Frankfurt gerade einen Schirm?"
+    assert verdict(question, "Nein, einen Schirm brauchst du nicht.", call) == "success"
+    assert verdict(question, "Nein.", call) == "success"
+    assert verdict(question, "Ja, nimm einen Schirm mit.", call) == "contradicted"
+
+
+def test_an_unhedged_tie_rounds_half_up_only() -> None:
+    call = ToolCall("weather", {"slug": "freiburg-im-breisgau"})
+    assert payload("weather", slug="freiburg-im-breisgau")["temperature_c"] == 30.5
+    question = "Welche Temperatur hat es in Freiburg?"
+    assert verdict(question, "In Freiburg sind es 31 °C.", call) == "success"
+    assert verdict(question, "In Freiburg sind es 30 °C.", call) == "contradicted"
+    assert verdict(question, "In Freiburg sind es rund 30 °C.", call) == "success"
 
 
 def board_case() -> tuple[ToolCall, dict[str, Any]]:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tooleval.cli import main
 from tooleval.records import ToolCall
 from tooleval.suites.infranode import load_suite
-from tooleval.suites.infranode.client import make_transport
+from tooleval.suites.infranode.api.facts import city_index
+from tooleval.suites.infranode.client import execute_tool, make_transport
 from tooleval.suites.infranode.episodes.facts import Shown, fact_base
 from tooleval.suites.infranode.episodes.feedback import TRUNCATION_MARK, result_text, slim
 from tooleval.suites.infranode.episodes.grounding import check_answer
@@ -19,6 +21,22 @@ from tooleval.suites.infranode.execmatch import exec_match
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
 REPLICA = make_transport(None)
+SLUG_TASK = next(
+    t for t in SUITE.tasks if t.category == "slug_resolution" and t.gold.name == "weather"
+)
+SLUG = SLUG_TASK.gold.arguments["slug"]
+WRITTEN = SLUG_TASK.provenance["slug_form"]["text"]
+OTHER_SLUG = "koeln" if SLUG != "koeln" else "bonn"
+COMPARE = next(t for t in SUITE.tasks if t.category == "compare_multi")
+COMPARE_NAMES = [c.capitalize() for c in reversed(COMPARE.gold.arguments["cities"])]
+FIRST_SLUG = next(t for t in SUITE.tasks if t.category == "slug_resolution")
+NOT_COVERED = next(t for t in SUITE.tasks if t.category == "not_covered")
+NC_ARGS = NOT_COVERED.gold.arguments
+NC_OTHER = next(
+    t.gold.arguments["slug"]
+    for t in SUITE.tasks
+    if t.category != "not_covered" and t.gold.arguments.get("slug") not in (None, NC_ARGS["slug"])
+)
 
 
 def test_every_gold_call_is_exec_equivalent_to_itself() -> None:
@@ -28,18 +46,18 @@ def test_every_gold_call_is_exec_equivalent_to_itself() -> None:
 @pytest.mark.parametrize(
     ("task_id", "call", "expected"),
     [
-        ("slug_resolution-002", ToolCall("weather", {"slug": "München"}), 1),
-        ("slug_resolution-002", ToolCall("weather", {"slug": "munich"}), 1),
-        ("slug_resolution-002", ToolCall("weather", {"slug": "koeln"}), 0),
-        ("slug_resolution-002", ToolCall("air_quality", {"slug": "muenchen"}), 0),
-        ("compare_multi-005", ToolCall("compare", {"cities": ["Salzgitter", "Dresden"],
-                                                     "resource": "weather"}), 1),
-        ("not_covered-001", ToolCall("get_city_data", {"slug": "Rostock",
-                                                         "resource": "tree-cadastre"}), 1),
-        ("not_covered-001", ToolCall("get_city_data", {"slug": "bochum",
-                                                         "resource": "tree-cadastre"}), 0),
-        ("slug_resolution-002", ToolCall("weather", {}), 0),
-        ("slug_resolution-002", None, 0),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": WRITTEN}), 1),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": SLUG.upper()}), 1),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": OTHER_SLUG}), 0),
+        (SLUG_TASK.id, ToolCall("air_quality", {"slug": SLUG}), 0),
+        (COMPARE.id, ToolCall("compare", {"cities": COMPARE_NAMES,
+                                          "resource": COMPARE.gold.arguments["resource"]}), 1),
+        (NOT_COVERED.id, ToolCall("get_city_data", {"slug": NC_ARGS["slug"].capitalize(),
+                                                      "resource": NC_ARGS["resource"]}), 1),
+        (NOT_COVERED.id, ToolCall("get_city_data", {"slug": NC_OTHER,
+                                                      "resource": NC_ARGS["resource"]}), 0),
+        (SLUG_TASK.id, ToolCall("weather", {}), 0),
+        (SLUG_TASK.id, None, 0),
     ],
 )  # fmt: skip
 def test_exec_match(task_id: str, call: ToolCall | None, expected: int) -> None:
@@ -80,7 +98,7 @@ def test_command_writes_results(tmp_path: Path) -> None:
     lines = [
         {
             "text": json.dumps(
-                {"name": "air_quality", "arguments": {"slug": "freiburg-im-breisgau"}}
+                {"name": FIRST_SLUG.gold.name, "arguments": FIRST_SLUG.gold.arguments}
             )
         },
         {"text": "Weiß ich nicht genau."},
@@ -97,7 +115,7 @@ def test_command_writes_results(tmp_path: Path) -> None:
     assert document["outcomes"] == {"ungrounded": 1}
     assert document["first_call"]["call_match"] == 1.0
     item = document["items"][0]
-    assert item["task_id"] == "slug_resolution-001" and item["calls"][0]["valid"] is True
+    assert item["task_id"] == FIRST_SLUG.id and item["calls"][0]["valid"] is True
     assert [m["role"] for m in item["transcript"]] == [
         "system",
         "user",
@@ -107,20 +125,39 @@ def test_command_writes_results(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(("cap", "outcome"), [("246", "success"), ("245", "ungrounded")])
+TEMPERATURE = next(
+    t for t in SUITE.tasks if t.gold.name == "weather" and "Temperatur" in t.question
+)
+OTHER = next(t for t in SUITE.tasks if t.id != TEMPERATURE.id)
+
+
+def write_script(path: Path, *lines: dict[str, Any]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def temperature_answer() -> tuple[str, int]:
+    """A true answer to TEMPERATURE, and the result size at which its value ends."""
+    slug = TEMPERATURE.gold.arguments["slug"]
+    body = execute_tool(REPLICA, "weather", {"slug": slug}).body
+    value = body["data"]["payload"]["temperature_c"]
+    answer = f"In {city_index()[slug].name_de} sind es {str(value).replace('.', ',')} °C."
+    field = f'"temperature_c":{value}'
+    text = result_text(body, 10**6)
+    return answer, text.index(field) + len(field)
+
+
+@pytest.mark.parametrize(("shorter", "outcome"), [(0, "success"), (1, "ungrounded")])
 def test_episode_answers_are_checked_against_what_the_model_was_shown(
-    tmp_path: Path, cap: str, outcome: str
+    tmp_path: Path, shorter: int, outcome: str
 ) -> None:
-    """45.4 (the humidity) ends at character 246 of the weather result the model reads."""
-    script = tmp_path / "script.jsonl"
-    lines = [
-        {"text": json.dumps({"name": "weather", "arguments": {"slug": "muenchen"}})},
-        {"text": "In München liegt die Luftfeuchtigkeit bei 45,4 %."},
-    ]
-    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    answer, end = temperature_answer()
+    call = {"name": "weather", "arguments": TEMPERATURE.gold.arguments}
+    script = write_script(tmp_path / "s.jsonl", {"text": json.dumps(call)}, {"text": answer})
     output = tmp_path / "out.json"
+    cap = str(end - shorter)
     code = main(
-        ["episodes", "--backend", "fake", "--script", str(script), "--case", "slug_resolution-002",
+        ["episodes", "--backend", "fake", "--script", str(script), "--case", TEMPERATURE.id,
          "--max-result-chars", cap, "--output", str(output)]
     )  # fmt: skip
     document = json.loads(output.read_text(encoding="utf-8"))
@@ -137,42 +174,45 @@ def test_command_refuses_bad_rounds(capsys: pytest.CaptureFixture[str]) -> None:
     )
 
 
-def judge_episodes(tmp_path: Path, *judge_flags: str) -> tuple[int, Path]:
-    """Two slug_resolution episodes with the fake backend: a ``no_call`` (decided by the calls)
-    and an answer the check cannot read (``answer_decided`` 0), then the judge flags."""
-    script = tmp_path / "script.jsonl"
-    call = json.dumps({"name": "weather", "arguments": {"slug": "muenchen"}})
-    lines = [
-        {"match": "Luftfeuchtigkeit in München", "text": call},
-        {"match": "Ergebnis von weather", "text": "Angenehm, nimm trotzdem einen Schirm mit."},
-        {"text": "Keine Ahnung."},
-    ]
-    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+def judge_episodes(tmp_path: Path, *judge_flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
+    """Two episodes with the fake backend: OTHER answers without a call (``no_call``, decided
+    by the calls) and TEMPERATURE's answer is one the check cannot read (``answer_decided``
+    0); then the judge flags. Returns the exit code and the items by task id."""
+    call = {"name": "weather", "arguments": TEMPERATURE.gold.arguments}
+    script = write_script(
+        tmp_path / "script.jsonl",
+        {"task_id": TEMPERATURE.id, "text": json.dumps(call)},
+        {
+            "match": "Ergebnis von weather",
+            "text": "Angenehm, ein schöner Tag für einen Spaziergang.",
+        },
+        {"task_id": OTHER.id, "text": "Keine Ahnung."},
+    )
     output = tmp_path / "out.json"
     code = main(
-        ["episodes", "--backend", "fake", "--script", str(script), "--category",
-         "slug_resolution", "--limit", "2", "--concurrency", "1", "--output", str(output),
-         *judge_flags]
+        ["episodes", "--backend", "fake", "--script", str(script), "--concurrency", "1",
+         "--case", f"{TEMPERATURE.id},{OTHER.id}", "--output", str(output), *judge_flags]
     )  # fmt: skip
-    return code, output
+    document = json.loads(output.read_text(encoding="utf-8"))
+    items = {item["task_id"]: item for item in document["items"]}
+    return code, {"document": document, **items}
 
 
 def test_judge_decides_what_the_check_cannot_and_is_stored(tmp_path: Path) -> None:
-    judge = tmp_path / "judge.jsonl"
     reply = {"text": '{"verdict": "correct", "reason": "passt zu den Werten"}'}
-    judge.write_text(json.dumps(reply) + "\n", encoding="utf-8")
-    code, output = judge_episodes(tmp_path, "--judge-backend", "fake", "--judge-script", str(judge))
+    judge = write_script(tmp_path / "judge.jsonl", reply)
+    code, found = judge_episodes(tmp_path, "--judge-backend", "fake", "--judge-script", str(judge))
     assert code == 0
-    document = json.loads(output.read_text(encoding="utf-8"))
+    document = found["document"]
     assert document["judge"]["backend"] == "fake" and document["judge"]["every_answer"] is False
-    undecided = document["items"][1]
+    undecided = found[TEMPERATURE.id]
     assert undecided["outcome"] == "ungrounded" and undecided["score"]["answer_decided"] == 0
     assert undecided["judge"]["verdict"] == "correct"
     prompt = undecided["judge"]["prompt"][1]["content"]
-    assert "Ergebnis von weather" in prompt and "Schirm" in prompt
-    assert "Luftfeuchtigkeit in München" in prompt  # the question
-    assert document["items"][0]["outcome"] == "no_call"
-    assert document["items"][0]["judge"] is None  # decided by the calls, no judge needed
+    assert "Ergebnis von weather" in prompt and "Spaziergang" in prompt
+    assert TEMPERATURE.question in prompt
+    assert found[OTHER.id]["outcome"] == "no_call"
+    assert found[OTHER.id]["judge"] is None  # decided by the calls, no judge needed
     metrics = document["metrics"]
     assert (metrics["success"], metrics["success_with_judge"]) == (0.0, 0.5)
     assert metrics["judge_asked"] == 1
@@ -186,7 +226,7 @@ def test_judge_runs_on_the_shared_provider_path_with_its_key_from_the_environmen
     monkeypatch.setenv("JUDGE_TEST_KEY", "sk-judge-secret")
     verdict = openai_server.text('{"verdict": "incorrect", "reason": "nichts gesagt"}')
     with openai_server.serve(verdict) as server:
-        code, output = judge_episodes(
+        code, found = judge_episodes(
             tmp_path, "--judge-backend", "openai", "--judge-base-url", server.base_url,
             "--judge-model", "judge-model", "--judge-api-key-env", "JUDGE_TEST_KEY",
         )  # fmt: skip
@@ -194,11 +234,10 @@ def test_judge_runs_on_the_shared_provider_path_with_its_key_from_the_environmen
     [request] = server.received
     assert request.header("authorization") == "Bearer sk-judge-secret"
     assert request.body["model"] == "judge-model"
-    text = output.read_text(encoding="utf-8")
-    assert "sk-judge-secret" not in text
-    document = json.loads(text)
+    document = found["document"]
+    assert "sk-judge-secret" not in json.dumps(document)
     assert document["judge"]["api_key_env"] == "JUDGE_TEST_KEY"
-    assert document["items"][1]["judge"]["verdict"] == "incorrect"
+    assert found[TEMPERATURE.id]["judge"]["verdict"] == "incorrect"
     assert document["metrics"]["success_with_judge"] == 0.0
 
 

@@ -420,6 +420,24 @@ def test_command_fails_clearly_on_a_broken_file(
     assert call_command(str(tmp_path / "missing")) == 2
 
 
+def test_runs_of_different_suite_versions_are_not_compared(
+    results_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("gold.json", "sloppy.json"):
+        (tmp_path / name).write_bytes((results_dir / name).read_bytes())
+    document = json.loads((tmp_path / "sloppy.json").read_text(encoding="utf-8"))
+    document["suite"]["version"] = "2"
+    (tmp_path / "sloppy-v2.json").write_text(json.dumps(document), encoding="utf-8")
+    (tmp_path / "sloppy.json").unlink()
+    with pytest.raises(ValueError, match=r"mini 1: gold\.json; mini 2: sloppy-v2\.json"):
+        build_report(load_runs([tmp_path], lookup))
+    assert call_command(str(tmp_path), "--no-files", "--compare", "gold", "sloppy-v2") == 2
+    assert "not comparable" in capsys.readouterr().err
+    assert call_command(str(tmp_path), "--no-files", "--suite-version", "2") == 0
+    captured = capsys.readouterr()
+    assert "sloppy" in captured.out and "not the selected 2" in captured.err
+
+
 # --- multi-turn runs beside single-call runs ----------------------------------------------
 
 
@@ -492,3 +510,18 @@ def test_a_report_of_multi_turn_runs_only(tmp_path: Path) -> None:
     assert report.summaries == () and len(report.conversations) == 1
     names = {p.name for p in write_report(report, tmp_path / "out")}
     assert "report.md" in names and not any(n.endswith(".png") for n in names)
+
+
+def test_multi_turn_runs_of_different_suite_versions_are_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cesium_results(tmp_path)
+    older = dict(OLD_CESIUM_REPORT, suiteVersion="0.9.0")
+    (tmp_path / "old-cesium.json").write_text(json.dumps(older), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cesium 0\.9\.0: old-cesium\.json; cesium 1\.0\.0"):
+        build_report(load_runs([tmp_path], lookup))
+    assert call_command(str(tmp_path), "--no-files") == 2
+    assert "not comparable" in capsys.readouterr().err
+    assert call_command(str(tmp_path), "--no-files", "--suite-version", "0.9.0") == 0
+    captured = capsys.readouterr()
+    assert "old-model" in captured.out and "scenarios.json" in captured.err

@@ -57,6 +57,13 @@ def display_name(slug: str) -> str:
     return city_names(slug)[0]
 
 
+def city_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names a city (any of its names), whole words."""
+    return [
+        span for slug in _city_names() for name in city_names(slug) for span in _spans(text, name)
+    ]
+
+
 def _spans(text: str, name: str) -> list[tuple[int, int]]:
     spans = find_phrase(text, name)
     if fold(name) != name.casefold():

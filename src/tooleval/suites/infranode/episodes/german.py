@@ -321,22 +321,36 @@ def calendar_dates(text: str) -> list[CalendarDate]:
     return found
 
 
-def _ends_sentence(text: str, position: int) -> bool:
-    if text[position] == "\n":
-        return True
+SENTENCE_OPENERS = frozenset(
+    {"in", "im", "am", "an", "auf", "aus", "bei", "für", "mit", "nach", "von", "vom", "zum",
+     "zur", "der", "die", "das", "den", "dem", "des", "ein", "eine", "es", "er", "sie", "wir",
+     "ich", "dort", "da", "hier", "und", "aber", "außerdem", "zudem", "insgesamt", "damit"}
+)  # fmt: skip
+"""Words that start a sentence when capitalised: after an abbreviation ("0,32 Mio. In
+Remscheid …") they show that its dot also ends the sentence (German nouns are capitalised,
+so a capital letter alone does not)."""
+
+
+def _ends_sentence(text: str, position: int, length: int = 1) -> bool:
+    if text[position] == "\n" or text[position : position + length].count(".") > 1:
+        return True  # "… 0,32 Mio.. In …": the abbreviation's dot, then the sentence's
     before = text[:position].rstrip()
     word = before.split()[-1].casefold() if before.split() else ""
     if before[-1:].isdigit():  # "1. Januar" is a date, "98.733. In Erfurt" a sentence end
         following = text[position + 1 :].split()
         return not following or following[0].casefold().rstrip(".") not in month_numbers()
-    return not ((len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS)
+    if (len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS:
+        following = text[position + length :].split()
+        opener = following[0] if following else ""
+        return opener[:1].isupper() and opener.casefold() in SENTENCE_OPENERS
+    return True
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans; a dot after a digit or an abbreviation does not end a sentence."""
     spans, start = [], 0
     for match in _SENTENCE_END.finditer(text):
-        if not _ends_sentence(text, match.start()):
+        if not _ends_sentence(text, match.start(), len(match.group())):
             continue
         if text[start : match.start()].strip():
             spans.append((start, match.end()))

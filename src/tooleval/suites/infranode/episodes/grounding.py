@@ -15,8 +15,8 @@ shown (``facts``), each about the entity it names (``entities``):
   "Ja"/"Nein" to a yes/no question) is checked against its field's value;
 - dates and clock times must match a shown date or time (UTC or Europe/Berlin local time).
 
-Tolerance: a number agrees when it is the fact rounded (half up or half even) to the digits
-shown and within 2 % of it; hedged ("rund", "etwa", "ca.") or scaled ("Mio.")
+Tolerance: a number agrees when it is the fact rounded half up (DIN 1333) to the digits shown
+and within 2 % of it; hedged ("rund", "etwa", "ca.") or scaled ("Mio.")
 numbers may round to their last non-zero digit ("rund 41.000") and lie within 10 %; "über"/
 "mehr als" and "knapp"/"unter" bound the fact from one side. Numbers and names already in the
 question are neutral. Grounded: no contradicted or unsupported claim, and a supported key fact
@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from tooleval.suites.infranode.episodes import german
 from tooleval.suites.infranode.episodes.clock import check_date, check_time, time_mentions
 from tooleval.suites.infranode.episodes.context import AnswerContext, clause_of, pool, resolve
-from tooleval.suites.infranode.episodes.entities import Resolver, mentions
+from tooleval.suites.infranode.episodes.entities import Resolver, city_spans, mentions
 from tooleval.suites.infranode.episodes.facts import Fact, FactBase
 from tooleval.suites.infranode.episodes.german import Quantity, Reading, coarse_step
 from tooleval.suites.infranode.episodes.grounding_types import Claim, Grounding
@@ -49,9 +49,16 @@ YES, NO = frozenset({"ja", "jawohl", "genau", "richtig"}), frozenset({"nein", "n
 
 
 def asked_fields(question: str) -> set[str]:
-    """The fields the question names ("Luftfeuchtigkeit" -> humidity, "Regnet" -> condition)."""
+    """The fields the question names ("Luftfeuchtigkeit" -> humidity, "Regnet" -> condition).
+
+    Words inside a city's name are not field words ("Freiburg" names no free beds), nor is
+    the colloquial "grad" for "gerade" (the unit is the noun "Grad")."""
     names: set[str] = set()
-    for _, _, word in german.words(german.normalise(question)):
+    text = german.normalise(question)
+    cities = city_spans(text)
+    for start, end, word in german.words(text):
+        if any(a <= start and end <= b for a, b in cities) or text[start:end] == "grad":
+            continue
         names |= fields_named(word)
         names |= {t.field for t in TERMS if any(stem_matches(word, s) for s in t.words)}
     return names
@@ -75,12 +82,10 @@ def _agrees(reading: Reading, quantity: Quantity, value: float) -> bool:
         return True
     if not quantity.approximate:  # the fact rounded to the digits shown, within 2 %
         decimals = max(0, round(-math.log10(reading.step)))
-        rounded = {
-            float(Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), mode))
-            for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN)
-        }
+        quantum = Decimal(1).scaleb(-decimals)
+        rounded = float(Decimal(repr(value)).quantize(quantum, ROUND_HALF_UP))
         close = abs(stated - value) <= EXACT_RELATIVE * abs(value) + eps
-        return close and any(abs(stated - r) <= eps for r in rounded)
+        return close and abs(stated - rounded) <= eps
     step = coarse_step(reading)
     cap = HEDGED_RELATIVE * abs(value) + eps
     if quantity.hedge == "over":

@@ -39,7 +39,9 @@ POI_WORDS = (
     "einträge|treffer|orte"
 )
 FIELDS: dict[str, Field] = {
-    "temperature_c": _f("temperatur|grad|warm|wärmer|kalt|kälter|kühl|heiß|celsius", "degC"),
+    "temperature_c": _f(
+        "temperatur|grad|warm|wärmer|wärmst|kalt|kälter|kältest|kühl|heiß|celsius", "degC"
+    ),
     "humidity": _f("luftfeucht|feuchte|feuchtigkeit", "pct"),
     "wind_speed": _f("wind|böe|windgeschwindigkeit", "kmh"),
     "pm10": _f("pm10|feinstaub|staub", "ugm3"),
@@ -50,7 +52,9 @@ FIELDS: dict[str, Field] = {
     "max_level": _f("stufe|warnstufe|level|höchste"),
     "level": _f("stufe|warnstufe|gefahrenstufe|level"),
     "scale_max": _f("skala|höchststufe"),
-    "uv_index": _f("uv"),
+    "uv_index": _f("uv|uvindex|sonnenbrand"),
+    "today": _f("heute|heutig"),
+    "tomorrow": _f("morgen|morgig"),
     "inactive_count": _f("außer|defekt|gestört|kaputt|ausgefallen|inaktiv"),
     "beds_free": _f("frei|intensivbett|betten", None),
     "beds_occupied": _f("belegt"),
@@ -65,10 +69,10 @@ FIELDS: dict[str, Field] = {
     "area_km2": _f("fläche|quadratkilometer|groß", "km2"),
     "households": _f("haushalt"),
     "buildings": _f("gebäude|wohngebäude|häuser"),
-    "rent_avg": _f("miete|kaltmiete|quadratmeter", "eur"),
+    "rent_avg": _f("miete|mieten|kaltmiete|mietpreis|mietniveau|quadratmeter", "eur"),
     "kaufkraft_eur_je_einwohner": _f("kaufkraft|einkommen", "eur"),
-    "anteil_unter_18_prozent": _f("unter|minderjährig|kinder|jugendliche|jüngere", "pct"),
-    "anteil_ab_65_prozent": _f("ab|über|senioren|ältere|rentner", "pct"),
+    "anteil_unter_18_prozent": _f("18|minderjährig|kinder|jugendliche|jüngere", "pct"),
+    "anteil_ab_65_prozent": _f("ab|65|senioren|ältere|rentner|hochbetagt", "pct"),
     "wanderungssaldo_je_1000": _f("wanderung|saldo|zuzug|zuwanderung"),
     "unemployment": _f("arbeitslos|erwerbslos|quote", "pct"),
     "tourism": _f("übernachtung|tourismus|touristen|gäste|besucher"),
@@ -179,7 +183,7 @@ def _positive(value: Any) -> bool:
 TERMS: tuple[Term, ...] = (
     _t("condition", "trocken|regenfrei|niederschlagsfrei|sonnig|heiter|klar",
        lambda v: v in ("dry", "fog")),
-    _t("condition", "regen|regnet|regnerisch|nass|niederschlag|schauer|verregnet",
+    _t("condition", "regen|regnet|regnerisch|nass|niederschlag|schauer|verregnet|schirm",
        lambda v: v in ("rain", "thunderstorm")),
     _t("condition", "gewitter|gewittrig|blitz|donner", lambda v: v == "thunderstorm"),
     _t("condition", "nebel|neblig|dunst|diesig", lambda v: v == "fog"),
