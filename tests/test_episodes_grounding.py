@@ -132,6 +132,7 @@ def test_compared_values_after_an_abbreviation_belong_to_their_own_sentence() ->
         ("Touristische Übernachtungen: Wolfsburg und Remscheid im Vergleich?", {"tourism"}),
         ("Wie unterscheiden sich Moers und Cottbus bei der Arbeitslosenquote?", {"unemployment"}),
         ("Wie hoch ist der Anteil der über 65-Jährigen in Ulm?", {"anteil_ab_65_prozent", "share"}),
+        ("Muss man in Schwerin und Oldenburg gerade mit Unwetter rechnen?", {"count"}),
     ],
 )
 def test_the_question_names_its_fields_not_its_cities(question: str, fields: set[str]) -> None:
@@ -155,6 +156,19 @@ def test_superlatives_and_compounds_name_the_compared_field() -> None:
     people = f"Ulm hat {u['population']} Einwohner, Chemnitz hat {c['population']} Einwohner."
     assert verdict(question, rents, rent) == "success"
     assert verdict(question, people, rent) == "ungrounded"
+
+
+def test_a_storm_is_a_word_for_a_weather_warning() -> None:
+    call = ToolCall(
+        "compare", {"cities": ["schwerin", "oldenburg"], "resource": "weather-warnings"}
+    )
+    rows = execute_tool(REPLICA, call.name, call.arguments).body["data"]
+    assert all(row["data"]["payload"]["count"] > 0 for row in rows)
+    question = "Muss man in Schwerin und Oldenburg gerade mit Unwetter rechnen?"
+    calm = "In Schwerin gibt es kein Unwetter, in Oldenburg auch kein Unwetter."
+    assert verdict(question, calm, call) == "contradicted"
+    warned = "In Schwerin gilt eine Unwetterwarnung, in Oldenburg gibt es 2 Unwetterwarnungen."
+    assert verdict(question, warned, call) == "success"
 
 
 def test_an_umbrella_is_a_word_for_rain() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import struct
 import tempfile
 from collections.abc import Callable
@@ -457,6 +458,12 @@ OLD_CESIUM_REPORT = {
 }  # fmt: skip
 
 
+def cesium_version() -> str:
+    from tooleval.suites.cesium.catalogue import load_catalogue
+
+    return load_catalogue().version
+
+
 def cesium_results(folder: Path) -> Path:
     from tooleval.runner import run_conversations
     from tooleval.suites import load_suite
@@ -483,7 +490,8 @@ def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
     for name in ("gold.json", "sloppy.json"):
         (folder / name).write_bytes((results_dir / name).read_bytes())
     cesium_results(folder)
-    (folder / "old-cesium.json").write_text(json.dumps(OLD_CESIUM_REPORT), encoding="utf-8")
+    same_version = dict(OLD_CESIUM_REPORT, suiteVersion=cesium_version())  # runs pool per version
+    (folder / "old-cesium.json").write_text(json.dumps(same_version), encoding="utf-8")
     loaded = load_runs([folder], lookup)
     assert sorted(r.run_id for r in loaded.runs) == ["gold", "sloppy"]
     assert sorted(c.run_id for c in loaded.conversations) == ["old-cesium", "scenarios"]
@@ -495,8 +503,14 @@ def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
     old = next(c for c in report.conversations if c.run.run_id == "old-cesium")
     assert old.run.original_metrics is not None
     assert old.run.original_metrics["providerErrorRate"] == 0.5 and old.success.n == 1
+    assert (new.headline, new.beside and new.beside["value"]) == ("scenarioCorrectRate", 0.5)
+    assert (old.headline, old.beside and old.beside["value"]) == ("original_rule_pass_rate", 0.5)
     text = markdown(report)
     assert "## Multi-turn runs" in text and "### Original harness metrics" in text
+    row = next(line for line in text.splitlines() if "scenario-model" in line and "0." in line)
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[6:9] == ["scenarioCorrectRate", cells[7], "scenarioPassRate 50.0"]
+    assert cells[7].startswith("50.0 [")  # 1 of the 2 runs correct
     assert "scenarioPassRate" in text and "scenario-model" in text
     document = report_json(report)
     assert {r["run_id"] for r in document["multi_turn_runs"]} == {"old-cesium", "scenarios"}
@@ -518,7 +532,8 @@ def test_multi_turn_runs_of_different_suite_versions_are_not_compared(
     cesium_results(tmp_path)
     older = dict(OLD_CESIUM_REPORT, suiteVersion="0.9.0")
     (tmp_path / "old-cesium.json").write_text(json.dumps(older), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"cesium 0\.9\.0: old-cesium\.json; cesium 1\.0\.0"):
+    current = re.escape(f"cesium {cesium_version()}: scenarios.json")
+    with pytest.raises(ValueError, match=r"cesium 0\.9\.0: old-cesium\.json; " + current):
         build_report(load_runs([tmp_path], lookup))
     assert call_command(str(tmp_path), "--no-files") == 2
     assert "not comparable" in capsys.readouterr().err

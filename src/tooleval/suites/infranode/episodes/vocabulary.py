@@ -190,7 +190,7 @@ TERMS: tuple[Term, ...] = (
     _t("delay_minutes", "pünktlich|planmäßig|fahrplanmäßig", lambda v: v == 0 or 0 < v < PUNCTUAL),
     _t("delay_minutes", "verspätet|verspätung|verzögert|verzögerung", _positive),
     _t("cancelled", "fällt|ausfall|ausgefallen|gestrichen|entfällt|storniert", lambda v: v is True),
-    _t("count", "warnung|gewarnt|unwetterwarnung|warnt", _positive),
+    _t("count", "warnung|gewarnt|unwetterwarnung|warnt|unwetter", _positive),
     _t("is_state_capital", "landeshauptstadt", lambda v: v is True),
 )  # fmt: skip
 QUALITATIVE_KINDS = {"count": frozenset({"weather_warning"})}
