@@ -1,13 +1,16 @@
 """A loopback ``POST /v1beta/models/{model}:generateContent`` server with Gemini-shaped
-scripted behaviours."""
+scripted behaviours; it rejects what generateContent rejects (``strict_gemini``)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from .base import Reply, ScriptedServer, truncated
+from .strict_gemini import GeminiRules
 
 ROUTE = re.compile(r"^/v1beta/models/[^/:]+:generateContent$")
 
@@ -15,8 +18,15 @@ ROUTE = re.compile(r"^/v1beta/models/[^/:]+:generateContent$")
 def serve(*replies: Reply) -> ScriptedServer:
     """A server for ``replies``; give ``server.base_url`` to the SDK's ``http_options``."""
     return ScriptedServer(
-        replies, lambda method, path: method == "POST" and bool(ROUTE.match(path))
+        replies,
+        lambda method, path: method == "POST" and bool(ROUTE.match(path)),
+        rules=GeminiRules(),
     )
+
+
+def signature(name: str, args: Any) -> str:
+    """A stand-in thought signature (opaque base64, unique per call)."""
+    return base64.b64encode(json.dumps([name, args]).encode()).decode()
 
 
 def response(parts: list[dict[str, Any]] | None, finish_reason: str = "STOP", **usage: Any) -> Any:
