@@ -48,7 +48,8 @@ MODEL = "gemini-2.5-flash"
 
 def provider(base_url: str, **kwargs: Any) -> GeminiProvider:
     env = {"TEST_GEMINI_KEY": KEY}
-    return GeminiProvider(MODEL, base_url=base_url, api_key_env="TEST_GEMINI_KEY", env=env, **kwargs)
+    options = {"base_url": base_url, "api_key_env": "TEST_GEMINI_KEY", "env": env}
+    return GeminiProvider(MODEL, **options, **kwargs)
 
 
 def failure(reply: Reply, **kwargs: Any) -> ProviderError:

@@ -188,7 +188,7 @@ class Conversation:
     def _unreadable_round(self, response: GenerationResponse, reason: str) -> None:
         """A turn whose call could not be read at all: refused, answered with feedback."""
         self.messages.append(assistant_turn(response))
-        refused = self._refuse("?", None, "unreadable_call", reason)
+        refused = self._refuse("?", None, "unreadable_call", reason, recorded=reason)
         text = self.dialogue.result_text(refused.body)
         self.messages.append(self.dialogue.prompt_feedback([("?", text)]))
 
@@ -224,8 +224,12 @@ class Conversation:
             results.append((call.name, self.dialogue.result_text(result.body)))
         self.messages.append(self.dialogue.prompt_feedback(results))
 
-    def _refuse(self, name: str, call_id: str | None, code: str, detail: str) -> ToolResult:
-        result = ToolResult(self.dialogue.refusal(code, detail), False, error=code)
+    def _refuse(
+        self, name: str, call_id: str | None, code: str, detail: str, recorded: str | None = None
+    ) -> ToolResult:
+        """Refuse a call: the model is shown the dialogue's refusal for ``code``; the call is
+        recorded with the error ``recorded`` (default ``code``)."""
+        result = ToolResult(self.dialogue.refusal(code, detail), False, error=recorded or code)
         self._record(ToolCall(name, {}), call_id, result)
         return result
 
