@@ -343,3 +343,10 @@ def test_results_record_what_was_sent(tmp_path: Path, monkeypatch: pytest.Monkey
         "reasoning_effort": "minimal",
     }
     assert server.received[0].body["reasoning_effort"] == "minimal"
+
+
+def test_the_backend_pages_list_every_family() -> None:
+    pages = "".join(
+        p.read_text() for p in (Path(__file__).parent.parent / "docs" / "backends").glob("*.md")
+    )
+    assert [f.name for f in FAMILIES if f"`{f.name}`" not in pages] == []
