@@ -91,7 +91,9 @@ class ConversationRun(RunInfo):
 
     ``successes`` of ``scored`` conversations reached the suite's goal (its ``success``);
     ``original_metrics`` holds an original harness's metrics where the suite keeps them (the
-    Cesium scenarios' nine), else None.
+    Cesium scenarios' nine), else None. ``headline`` is the file's ``headline`` section where it
+    has one (the Cesium scenarios: ``scenarioCorrectRate``, with the original's rule beside it),
+    else None: then the headline is ``success``.
     """
 
     endings: Mapping[str, int]
@@ -100,6 +102,7 @@ class ConversationRun(RunInfo):
     original_metrics: Mapping[str, float | None] | None
     scored: int
     successes: int
+    headline: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,7 @@ def read_conversation_run(path: Path, document: Mapping[str, Any]) -> Conversati
             raise ReportInputError(f"{path}: 'items' is not a list")
         scored = [i for i in items if isinstance(i, Mapping) and i.get("score")]
         original = document.get("original_metrics")
+        headline = document.get("headline")
         return ConversationRun(
             run_id=path.stem,
             path=path,
@@ -260,6 +264,7 @@ def read_conversation_run(path: Path, document: Mapping[str, Any]) -> Conversati
             original_metrics=original if isinstance(original, dict) else None,
             scored=len(scored),
             successes=sum(_success(i) for i in scored),
+            headline=headline if isinstance(headline, dict) else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, ReportInputError):
