@@ -32,7 +32,10 @@ from tooleval.suites.infranode.client import execute_tool, make_transport
 ENV = {"TEST_KEY": "sk-SENTINEL-conversations"}
 INFRANODE = load_suite("infranode")
 CESIUM = load_suite("cesium")
-TARGET = "8000082"  # Düsseldorf Flughafen, the two_step-001 station
+# A two-step episode: find the station in the city's list, then read its departures board.
+TWO_STEP = next(t for t in INFRANODE.tasks if t.category == "two_step" and "Abfahrt" in t.question)
+CITY = TWO_STEP.gold.arguments["slug"]
+TARGET = TWO_STEP.provenance["target_station"]["eva"]
 
 
 @dataclass(frozen=True)
@@ -156,11 +159,11 @@ def test_infranode_episode_runs_to_its_answer(wire: Wire, reasoning: str, tmp_pa
     thinking = reasoning != "off"
     replies = [
         wire.call(1, "stations", None, thinking),
-        wire.call(2, "stations", {"slug": "duesseldorf", "q": "Flughafen"}, thinking),
+        wire.call(2, "stations", {"slug": CITY}, thinking),
         wire.call(3, "station_board_departures", {"eva": TARGET}, thinking),
         wire.text(departure_answer()),
     ]
-    record, server = converse(wire, reasoning, INFRANODE, "two_step-001", replies, tmp_path)
+    record, server = converse(wire, reasoning, INFRANODE, TWO_STEP.id, replies, tmp_path)
     assert_accepted(record, server, 4)
     assert [c.name for c in record.calls[1:]] == ["stations", "station_board_departures"]
     assert all(c.valid for c in record.calls[1:])
@@ -197,10 +200,10 @@ def test_reasoning_fields_go_back_on_the_tool_turn_they_came_with(
     wire: Wire, look: Replay, tmp_path: Path
 ) -> None:
     replies = [
-        wire.call(1, "stations", {"slug": "duesseldorf"}, True),
+        wire.call(1, "stations", {"slug": CITY}, True),
         wire.text("Fertig."),
     ]
-    record, server = converse(wire, "high", INFRANODE, "two_step-001", replies, tmp_path)
+    record, server = converse(wire, "high", INFRANODE, TWO_STEP.id, replies, tmp_path)
     assert server.rejected == [] and record.ending == "answered"
     sent = look(server.received[1].body)
     assert sent == (
