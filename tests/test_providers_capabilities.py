@@ -32,6 +32,7 @@ MESSAGES = (Message("system", "Antworte knapp."), Message("user", "Wetter in Kö
 EXAMPLES: dict[str, tuple[str, str | None, str, str]] = {
     "openai-chat": ("openai", "openai", "gpt-4.1-mini", "openai"),
     "openai-gpt-5.x": ("openai", "openai", "gpt-5.1", "openai"),
+    "openai-gpt-5-pro": ("openai", "openai", "gpt-5-pro", "openai"),
     "openai-gpt-5": ("openai", "openai", "gpt-5-mini", "openai"),
     "openai-o-series": ("openai", "openai", "o4-mini", "openai"),
     "openai-other": ("openai", "openai", "computer-use-preview", "openai"),

@@ -22,6 +22,7 @@ FLAVOURS = ("openai", "vllm", "ollama", "deepseek", "openrouter", "llamacpp-noji
 EFFORTS: Sequence[tuple[str, frozenset[str]]] = (
     (r"gpt-(3\.5|4|4o|4\.\d+)(-.*)?|gpt-5(\.\d+)?-chat(-.*)?", frozenset()),  # no reasoning
     (r"gpt-5\.\d+(-.*)?", frozenset({"none", "low", "medium", "high", "xhigh"})),
+    (r"gpt-5-pro(-.*)?", frozenset({"high"})),
     (r"gpt-5(-.*)?", frozenset({"minimal", "low", "medium", "high"})),
     (r"o\d(-.*)?", frozenset({"low", "medium", "high"})),
 )

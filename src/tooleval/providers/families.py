@@ -108,9 +108,21 @@ FAMILIES: tuple[Family, ...] = (
         temperature_needs_off=True,
     ),
     Family(
+        "openai-gpt-5-pro",
+        "openai",
+        r"gpt-5-pro(-\d{4}-\d\d-\d\d)?",
+        f"{OPENAI_REASONING}: gpt-5-pro defaults to (and only supports) high; {_OPENAI_SAMPLING}",
+        presets=OPENAI_HOSTS,
+        temperature="default_only",
+        top_p="default_only",
+        token_field="max_completion_tokens",
+        control="reasoning_effort",
+        levels=("high",),
+    ),
+    Family(
         "openai-gpt-5",
         "openai",
-        r"gpt-5(-(mini|nano|codex|pro))?(-\d{4}-\d\d-\d\d)?",
+        r"gpt-5(-(mini|nano|codex))?(-\d{4}-\d\d-\d\d)?",
         f"{OPENAI_REASONING}: models before gpt-5.1 default to medium and do not support none; "
         f"{_OPENAI_SAMPLING}; max_tokens is not compatible with reasoning models",
         presets=OPENAI_HOSTS,
@@ -137,9 +149,12 @@ FAMILIES: tuple[Family, ...] = (
         "openai-other",
         "openai",
         r".*",
-        "an OpenAI model not listed here: sampling as for chat models; --reasoning passed "
-        "through as reasoning_effort",
+        "an OpenAI model not listed here: no temperature unless given (new OpenAI models are "
+        "reasoning models, which accept only the default); --reasoning passed through as "
+        "reasoning_effort",
         presets=("openai",),
+        temperature="keep_default",
+        top_p="keep_default",
         token_field="max_completion_tokens",
         control="reasoning_effort",
     ),
