@@ -126,6 +126,7 @@ def settings(name: str, **request: Any) -> dict[str, Any]:
     client = cached(name, "http://127.0.0.1:9")
     sent: dict[str, Any] = client.request_settings(GenerationRequest(MESSAGES, **request))
     assert sent.pop("family") == name
+    sent.pop("note", None)  # test_what_could_not_be_done_is_noted
     return sent
 
 
@@ -230,6 +231,21 @@ def test_what_reasoning_sends_per_family(
     name: str, reasoning: str | None, expected: dict[str, Any]
 ) -> None:
     assert settings(name, reasoning=reasoning) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        ("openai-gpt-5", "openai-gpt-5 cannot switch thinking off; its lowest setting is sent"),
+        ("gemini-3-pro", "gemini-3-pro cannot switch thinking off; its lowest setting is sent"),
+        ("openai-compatible", "openai-compatible: no portable switch; nothing is sent"),
+        ("gemini-no-thinking", "gemini-no-thinking does not think"),
+        ("ollama", None),
+    ],
+)
+def test_what_could_not_be_done_is_noted(name: str, note: str | None) -> None:
+    client = cached(name, "http://127.0.0.1:9")
+    assert client.request_settings(GenerationRequest(MESSAGES, reasoning="off")).get("note") == note
 
 
 @pytest.mark.parametrize(
@@ -349,6 +365,7 @@ def test_results_record_what_was_sent(tmp_path: Path, monkeypatch: pytest.Monkey
         "family": "openai-gpt-5",
         "max_completion_tokens": 160,
         "reasoning_effort": "minimal",
+        "note": "openai-gpt-5 cannot switch thinking off; its lowest setting is sent",
     }
     assert server.received[0].body["reasoning_effort"] == "minimal"
 

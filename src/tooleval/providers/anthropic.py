@@ -30,6 +30,7 @@ from tooleval.providers.capabilities import (
     choose_reasoning,
     family_for,
     headroom,
+    reasoning_note,
     sampling,
 )
 from tooleval.providers.history import own, readable
@@ -258,7 +259,7 @@ class AnthropicProvider:
     def request_settings(self, request: GenerationRequest) -> dict[str, Any]:
         """What a request sends besides the conversation (the results' ``request_settings``)."""
         family, fields = settings_for(request, self.model)
-        return {"family": family.name, **fields}
+        return {"family": family.name, **fields, **reasoning_note(family, request)}
 
     def _send(self, body: Mapping[str, Any]) -> str:
         try:

@@ -15,8 +15,17 @@ from typing import Literal
 
 from tooleval.providers.families import LEVEL_ORDER, Family, Sampling, family_for
 from tooleval.providers.reasoning import EFFORT_BUDGETS, Reasoning, parse_reasoning
+from tooleval.records import GenerationRequest
 
-__all__ = ["Family", "ReasoningChoice", "choose_reasoning", "family_for", "headroom", "sampling"]
+__all__ = [
+    "Family",
+    "ReasoningChoice",
+    "choose_reasoning",
+    "family_for",
+    "headroom",
+    "reasoning_note",
+    "sampling",
+]
 
 # --- reasoning ------------------------------------------------------------------------------
 
@@ -86,6 +95,13 @@ def _off(family: Family) -> ReasoningChoice:
     if family.levels:
         return ReasoningChoice("level", level=family.levels[0], note=note)
     return ReasoningChoice("default", note=f"{family.name}: no portable switch; nothing is sent")
+
+
+def reasoning_note(family: Family, request: GenerationRequest) -> dict[str, str]:
+    """``{"note": ...}`` when the family could not do what ``--reasoning`` asked (it cannot
+    switch thinking off, or has no switch), for the results' ``request_settings``."""
+    note = choose_reasoning(family, request.reasoning).note
+    return {"note": note} if note else {}
 
 
 def headroom(choice: ReasoningChoice) -> int:

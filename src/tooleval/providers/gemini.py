@@ -39,6 +39,7 @@ from tooleval.providers.capabilities import (
     choose_reasoning,
     family_for,
     headroom,
+    reasoning_note,
     sampling,
 )
 from tooleval.providers.history import own, readable, tag
@@ -333,7 +334,7 @@ class GeminiProvider:
     def request_settings(self, request: GenerationRequest) -> dict[str, Any]:
         """The generationConfig a request sends (the results' ``request_settings``)."""
         family, config = generation_config(request, self.model)
-        return {"family": family.name, **config}
+        return {"family": family.name, **config, **reasoning_note(family, request)}
 
     def _send(self, body: Mapping[str, Any]) -> str:
         contents, fields = sdk_arguments(body)

@@ -34,6 +34,7 @@ from tooleval.providers.capabilities import (
     ReasoningChoice,
     choose_reasoning,
     family_for,
+    reasoning_note,
     sampling,
 )
 from tooleval.providers.history import own, readable, tag
@@ -313,7 +314,7 @@ class OpenAICompatProvider:
         family, fields = settings_for(request, self.model, self.preset)
         allowed = self.preset.body_fields if self.preset else None
         sent = {k: v for k, v in fields.items() if allowed is None or k in allowed}
-        return {"family": family.name, **sent}
+        return {"family": family.name, **sent, **reasoning_note(family, request)}
 
     def _send(self, body: Mapping[str, Any]) -> str:
         try:
