@@ -20,7 +20,7 @@ from tooleval.suites.infranode.episodes.facts import Fact, FactBase
 from tooleval.suites.infranode.episodes.goldchain import execute, gold_calls, key_facts
 from tooleval.suites.infranode.episodes.grounding import key_fact_ids
 from tooleval.suites.infranode.episodes.records import ExecutedCall
-from tooleval.suites.infranode.episodes.scoring import covered_cities
+from tooleval.suites.infranode.episodes.scoring import BOARD_TOOLS, covered_cities
 
 UNIT_TEXT = {
     "degC": "°C",
@@ -306,11 +306,14 @@ def two_step_wrong_calls(
     stations = calls[0].body["data"]["payload"]["stations"]
     other = next(str(s["eva"]) for s in stations if target not in s["evas"])
     board = calls[1].name
+    (reverse,) = BOARD_TOOLS - {board}
     wrong_station = execute([task.gold, ToolCall(board, {"eva": other})], transport)
+    wrong_board = execute([task.gold, ToolCall(reverse, {"eva": target})], transport)
     invented = execute([task.gold, ToolCall(board, {"eva": "8099999"})], transport)
     early = execute([ToolCall(board, {"eva": target}), task.gold], transport)
     return [
         Scripted("wrong_station", tuple(wrong_station), answer, "wrong_station"),
+        Scripted("wrong_board", tuple(wrong_board), answer, "wrong_board"),
         Scripted("hallucinated_eva", tuple(invented), answer, "hallucinated_eva"),
         Scripted("wrong_order", tuple(early), answer, "wrong_order"),
     ]

@@ -82,7 +82,16 @@ def first_departure(eva: str) -> str:
     return f"Nächste Abfahrt: {dep['line']} nach {dep['destination']} um {clock} Uhr."
 
 
-TWO_STEP_TASK = first_of("two_step")
+def two_step_asking(board: str) -> Task:
+    """The first two_step task whose question asks for ``board`` (departures or arrivals)."""
+    return next(
+        t
+        for t in SUITE.tasks
+        if t.category == "two_step" and t.provenance["target_station"]["board"] == board
+    )
+
+
+TWO_STEP_TASK = two_step_asking("departures")
 TWO_STEP = TWO_STEP_TASK.id
 TARGET = TWO_STEP_TASK.provenance["target_station"]["eva"]
 SLUG = TWO_STEP_TASK.gold.arguments["slug"]
@@ -143,6 +152,43 @@ def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
     record, _ = run(TWO_STEP, [*replies, {"text": "Fertig."}])
     assert score(record).outcome == outcome
     assert score(record).success == 0
+
+
+def test_the_other_board_of_the_target_is_the_wrong_board() -> None:
+    """A question about departures is not answered by the arrivals board, nor the reverse."""
+    arriving = two_step_asking("arrivals")
+    arriving_eva = arriving.provenance["target_station"]["eva"]
+    arriving_slug = arriving.gold.arguments["slug"]
+    cases = [
+        (TWO_STEP, SLUG, "station_board_arrivals", TARGET),
+        (arriving.id, arriving_slug, "station_board_departures", arriving_eva),
+    ]
+    for task_id, slug, board, eva in cases:
+        record, _ = run(task_id, [call("stations", slug=slug), call(board, eva=eva), {"text": "."}])
+        assert (score(record).outcome, score(record).success) == ("wrong_board", 0)
+
+
+def test_the_asked_board_after_the_other_one_is_a_correction() -> None:
+    replies = [
+        call("stations", slug=SLUG, q=Q),
+        call("station_board_arrivals", eva=TARGET),
+        call("station_board_departures", eva=TARGET),
+        {"text": first_departure(TARGET)},
+    ]
+    record, _ = run(TWO_STEP, replies, rounds=4)
+    assert (score(record).outcome, score(record).wasted_calls) == ("success", 1)
+
+
+def test_a_two_step_item_must_state_its_board() -> None:
+    from tooleval.suites.infranode.episodes.scoring import asked_board
+
+    target = {k: v for k, v in TWO_STEP_TASK.provenance["target_station"].items() if k != "board"}
+    unstated = Task(
+        "two_step-x", "two_step", "?", TWO_STEP_TASK.gold, "2.0.0", {}, {"target_station": target}
+    )
+    with pytest.raises(ValueError, match=r"two_step-x: provenance\.target_station\.board"):
+        asked_board(unstated)
+    assert asked_board(TWO_STEP_TASK) == "station_board_departures"
 
 
 def test_invented_number_makes_the_answer_fail() -> None:

@@ -1,8 +1,7 @@
 """A task's gold calls, executed: what a correct episode fetches and what its answer must state.
 
 Most tasks need their one gold call. ``two_step`` needs two: the gold ``stations`` call, then
-the board of the target station (arrivals when the question asks about arrivals, else
-departures). ``key_facts`` reads the key facts of those answers under a result cap, exactly as
+the board the item asks for (``target_station.board``) of the target station. ``key_facts`` reads the key facts of those answers under a result cap, exactly as
 the episode scorer does.
 """
 
@@ -14,23 +13,18 @@ from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool
 from tooleval.suites.infranode.episodes.facts import FactBase, Shown, fact_base
 from tooleval.suites.infranode.episodes.records import ExecutedCall
-from tooleval.suites.infranode.episodes.scoring import DEFAULT_RESULT_CHARS, gold_flags
-
-ARRIVAL_WORDS = ("ankunft", "ankünfte", "kommen", " an?", "ankommen", "eintreffen")
-
-
-def board_tool(question: str) -> str:
-    folded = question.casefold()
-    arrivals = any(word in folded for word in ARRIVAL_WORDS)
-    return "station_board_arrivals" if arrivals else "station_board_departures"
-
+from tooleval.suites.infranode.episodes.scoring import (
+    DEFAULT_RESULT_CHARS,
+    asked_board,
+    gold_flags,
+)
 
 def gold_calls(task: Task) -> list[ToolCall]:
     """The calls a correct episode makes, in order."""
     calls = [task.gold]
     target = (task.provenance.get("target_station") or {}).get("eva")
     if task.category == "two_step" and target:
-        calls.append(ToolCall(board_tool(task.question), {"eva": str(target)}))
+        calls.append(ToolCall(asked_board(task), {"eva": str(target)}))
     return calls
 
 

@@ -18,6 +18,7 @@ OUTCOMES = (
     "wrong_order",
     "hallucinated_eva",
     "wrong_station",
+    "wrong_board",
     "incomplete",
     "per_city_calls",
     "invented_data",

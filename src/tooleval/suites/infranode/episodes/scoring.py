@@ -3,12 +3,14 @@
 - every category: the episode needs a call that the API answers as it answers the gold call
   (``same_answer``; for not_covered that includes the asked city and data type), then a final
   answer that passes the grounding check (``grounding``) against what the model was shown;
-- ``two_step``: the board must be asked for the target station — any EVA number of the target's
-  entry in a fetched station list (a station with several EVA numbers has one board) — after
-  a station list was fetched. An earlier board of another station that the model then
+- ``two_step``: the board the item asks for (``target_station.board``: departures or
+  arrivals) must be asked for the target station — any EVA number of the target's entry in a
+  fetched station list (a station with several EVA numbers has one board) — after a station
+  list was fetched. An earlier board of another station or direction that the model then
   corrects is a wasted call, not a failure. Otherwise ``wrong_order`` (no list before the
   board), ``hallucinated_eva`` (an EVA in no fetched list), ``wrong_station`` (another
-  station of the list), or ``incomplete`` (the list but no board);
+  station of the list), ``wrong_board`` (the target's other board: arrivals for a question
+  about departures or the reverse), or ``incomplete`` (the list but no board);
 - ``not_covered``: the answer must report the gap for the asked city and data type
   (``gaps``) and claim nothing the results do not hold (else ``invented_data``);
 - ``compare_multi``: one ``compare`` call, not one call per city (``per_city_calls``), and a
@@ -29,7 +31,8 @@ from tooleval.suites.infranode.episodes.grounding_types import Grounding
 from tooleval.suites.infranode.episodes.records import EpisodeScore, ExecutedCall
 from tooleval.suites.infranode.execmatch import same_answer
 
-BOARD_TOOLS = frozenset({"station_board_departures", "station_board_arrivals"})
+BOARDS = {"departures": "station_board_departures", "arrivals": "station_board_arrivals"}
+BOARD_TOOLS = frozenset(BOARDS.values())
 CALL_BUDGET = {"two_step": 2, "not_covered": 2}
 DEFAULT_RESULT_CHARS = 4000
 
@@ -64,24 +67,47 @@ def target_evas(task: Task, calls: Sequence[ExecutedCall]) -> set[str]:
     return evas
 
 
+def asked_board(task: Task) -> str:
+    """The board tool a two_step item asks for, from its ``provenance.target_station.board``."""
+    target = task.provenance.get("target_station")
+    board = target.get("board") if isinstance(target, dict) else None
+    if not isinstance(board, str) or board not in BOARDS:
+        raise ValueError(
+            f"task {task.id}: provenance.target_station.board must be one of "
+            f"{', '.join(sorted(BOARDS))}, not {board!r}"
+        )
+    return BOARDS[board]
+
+
 def _board_eva(call: ExecutedCall) -> str:
     return str(call.arguments.get("eva", "")).strip()
 
 
+def _asked_board_of_target(task: Task, call: ExecutedCall, targets: set[str]) -> bool:
+    return call.name == asked_board(task) and _board_eva(call) in targets
+
+
 def two_step_outcome(task: Task, calls: Sequence[ExecutedCall]) -> str | None:
-    """The failure class of a two_step episode, or None when the chain is right."""
+    """The failure class of a two_step episode, or None when the chain is right. The board
+    judged is the first that shows what was asked, else the first of the target, else the
+    first at all."""
     targets = target_evas(task, calls)
     boards = [i for i, c in enumerate(calls) if c.name in BOARD_TOOLS]
     listed = any(c.name == "stations" and c.valid for c in calls)
     if not boards:
         return "incomplete" if listed else "wrong_call"
-    index = next((i for i in boards if _board_eva(calls[i]) in targets), boards[0])
+    index = next(
+        (i for i in boards if _asked_board_of_target(task, calls[i], targets)),
+        next((i for i in boards if _board_eva(calls[i]) in targets), boards[0]),
+    )
     before = calls[:index]
     if not any(c.name == "stations" and c.valid for c in before):
         return "wrong_order"
     if _board_eva(calls[index]) not in fetched_evas(before):
         return "hallucinated_eva"
-    return None if _board_eva(calls[index]) in targets else "wrong_station"
+    if _board_eva(calls[index]) not in targets:
+        return "wrong_station"
+    return None if calls[index].name == asked_board(task) else "wrong_board"
 
 
 def _city_of(call: ExecutedCall) -> str | None:
@@ -138,10 +164,10 @@ def category_outcome(task: Task, calls: Sequence[ExecutedCall], gold: ApiRespons
 
 def gold_flags(task: Task, calls: Sequence[ExecutedCall], gold: ApiResponse) -> list[bool]:
     """Per call: did it fetch what the task asks about (the gold answer; two_step: the
-    target's board)? Its facts are the key facts."""
+    target's asked board)? Its facts are the key facts."""
     if task.category == "two_step":
         targets = target_evas(task, calls)
-        return [c.valid and c.name in BOARD_TOOLS and _board_eva(c) in targets for c in calls]
+        return [c.valid and _asked_board_of_target(task, c, targets) for c in calls]
     return [answers_like_gold(task, c, gold) for c in calls]
 
 
