@@ -56,6 +56,27 @@ def test_contradicted_weather_fails_although_its_numbers_occur_elsewhere() -> No
     assert verdict("Wie ist das Wetter in Magdeburg?", right, WEATHER) == "success"
 
 
+def test_the_score_records_each_claim_with_the_fact_it_was_checked_against() -> None:
+    """What the report shows per episode: a contradicted value names the fact it disagrees
+    with (entity, field, value, unit), a supported one the fact that supports it."""
+    w = payload("weather", slug="magdeburg")
+    answer = f"In Magdeburg sind es {de(w['wind_speed'])} °C bei {de(w['humidity'])} % Luftfeuchte."
+    task = Task("t-001", "routing_named", "Wie ist das Wetter in Magdeburg?", WEATHER, "2.0.0")
+    gold = execute_tool(REPLICA, WEATHER.name, WEATHER.arguments)
+    score = score_episode(task, execute([WEATHER], REPLICA), answer, gold, 2)
+    claims = {c["text"]: c for c in score.to_json()["claims"]}
+    assert claims[f"{de(w['wind_speed'])} °C"] == {
+        "text": f"{de(w['wind_speed'])} °C", "kind": "number", "verdict": "contradicted",
+        "entity": "magdeburg", "field": "temperature_c", "value": w["temperature_c"],
+        "unit": "degC", "key": False,
+    }  # fmt: skip
+    humidity = claims[f"{de(w['humidity'])} %"]
+    assert (humidity["verdict"], humidity["field"], humidity["value"]) == (
+        "supported", "humidity", w["humidity"]
+    )  # fmt: skip
+    assert score.outcome == "contradicted" and score.facts_contradicted == 1
+
+
 def test_wrong_sign_is_a_contradiction() -> None:
     w = payload("weather", slug="magdeburg")
     answer = f"In Magdeburg hat es -{de(w['temperature_c'])} °C."
@@ -169,6 +190,55 @@ def test_a_storm_is_a_word_for_a_weather_warning() -> None:
     assert verdict(question, calm, call) == "contradicted"
     warned = "In Schwerin gilt eine Unwetterwarnung, in Oldenburg gibt es 2 Unwetterwarnungen."
     assert verdict(question, warned, call) == "success"
+
+
+def call_on(slug: str, resource: str) -> ToolCall:
+    return ToolCall("get_city_data", {"slug": slug, "resource": resource})
+
+
+@pytest.mark.parametrize(
+    ("call", "question", "field", "said"),
+    [
+        (call_on("mainz", "public-tenders"), "Hat Mainz gerade Ausschreibungen laufen?",
+         "count", "In Mainz laufen gerade {n} Ausschreibungen."),
+        (call_on("wuppertal", "government-offices"), "Bürgerbüros in Wuppertal?",
+         "total_available", "In Wuppertal gibt es {n} Bürgerbüros."),
+        (call_on("berlin", "district-heating"), "Wärmenetze in Berlin?",
+         "network_area_count", "Berlin hat {n} Fernwärmenetze mit 3,29 km² versorgter Fläche."),
+        (call_on("regensburg", "bathing-water"), "Wie sauber sind die Badeseen in Regensburg?",
+         "count", "In Regensburg gibt es {n} Badeseen."),
+    ],
+)  # fmt: skip
+def test_the_words_of_the_2_0_questions_name_their_fields(
+    call: ToolCall, question: str, field: str, said: str
+) -> None:
+    """Suite 2.0.0 asks for tenders, citizens' offices, heating networks and bathing lakes in
+    the words a reader uses; an answer in the same words is checked against that field (and a
+    body that does not name its city is the asked city's: public tenders)."""
+    body = execute_tool(REPLICA, call.name, call.arguments).body["data"]
+    value = int((body.get("payload") or body)[field])
+    assert verdict(question, said.format(n=value), call) == "success"
+    assert verdict(question, said.format(n=value + 3), call) == "contradicted"
+
+
+def test_a_city_that_is_also_a_word_is_a_city_only_as_a_place() -> None:
+    """ "essen gehen", "zum Essen", "in der Halle" name no city; "Essen hat …" does."""
+    from tooleval.suites.infranode.episodes.entities import city_spans
+
+    def named(text: str) -> set[str]:
+        return {text[a:b] for a, b in city_spans(text)}
+
+    assert named("Essen gehen kann man in Bochum gut.") == {"Bochum"}
+    assert named("Zum Essen: in der Halle am Markt, dann siegen wir.") == set()
+    assert named("Essen hat 12 Apotheken, Siegen 30, Münster 20.") == {"Essen", "Siegen", "Münster"}
+    pois = ToolCall("pois", {"slug": "bochum", "type": "pharmacy"})
+    total = int(payload("pois", slug="bochum", type="pharmacy")["total_available"])
+    question = "Wo gibt es in Bochum Apotheken?"
+    assert verdict(question, f"Nach dem Essen: In Bochum gibt es {total} Apotheken.", pois) == (
+        "success"
+    )
+    assert verdict(question, f"Essen gehen? Egal. {total} Apotheken gibt es.", pois) == "success"
+    assert verdict(question, f"Essen hat {total} Apotheken.", pois) == "ungrounded"
 
 
 def test_an_umbrella_is_a_word_for_rain() -> None:

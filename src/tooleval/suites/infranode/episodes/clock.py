@@ -46,7 +46,8 @@ def check_time(ctx: AnswerContext, clock: german.ClockTime) -> Claim:
     match = next((f for f in facts if any(_time_values(f)[z] == stated for z in allowed)), None)
     text = ctx.text[clock.start : clock.end]
     verdict = "supported" if match else "contradicted" if own else "unsupported"
-    return Claim(clock.start, clock.end, text, "time", verdict, match, bool(match and match.key))
+    against = match or (own[0] if own else None)
+    return Claim(clock.start, clock.end, text, "time", verdict, against, bool(match and match.key))
 
 
 def _date_values(fact: Fact) -> tuple[int, int, int]:

@@ -5,7 +5,10 @@ Cities are recognised by every name a reader uses (the register's German name wi
 "Frankfurt" for "Frankfurt am Main", the slug's words, the register's exonyms), records by
 their names (a line "RE8", a destination, a party, a station) and by clock times of their
 own (a departure at 14:09). Matching is whole-word and case-insensitive; a longer mention
-("Düsseldorf Flughafen") hides the shorter ones inside it ("Düsseldorf").
+("Düsseldorf Flughafen") hides the shorter ones inside it ("Düsseldorf"). A city name that is
+also an everyday word (the confusables table's ``city_words``: Essen, Siegen, Münster, Halle)
+names the city only where it is written as a name and no article or contracted preposition
+makes it the word: "essen gehen", "das Essen", "zum Essen", "in der Halle" name no city.
 
 A value belongs to the record its clause names best (most names of one record, then the
 nearest, the preceding one on a tie); else to the nearest preceding mention in its sentence,
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tooleval.suites.infranode.api.facts import aliases, cities
+from tooleval.suites.infranode.confusables import load_table
 from tooleval.suites.infranode.episodes.facts import FactBase
 from tooleval.suites.infranode.episodes.german import find_phrase, fold
 
@@ -60,7 +64,10 @@ def display_name(slug: str) -> str:
 def city_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` names a city (any of its names), whole words."""
     return [
-        span for slug in _city_names() for name in city_names(slug) for span in _spans(text, name)
+        span
+        for slug in _city_names()
+        for name in city_names(slug)
+        for span in place_spans(text, name)
     ]
 
 
@@ -69,6 +76,69 @@ def _spans(text: str, name: str) -> list[tuple[int, int]]:
     if fold(name) != name.casefold():
         spans += find_phrase(text, fold(name))
     return spans
+
+
+WORD_MAKERS = frozenset(
+    [
+        "der",
+        "die",
+        "das",
+        "dem",
+        "den",
+        "des",
+        "ein",
+        "eine",
+        "einem",
+        "einen",
+        "einer",
+        "eines",
+        "kein",
+        "keine",
+        "keinem",
+        "keinen",
+        "zum",
+        "zur",
+        "beim",
+        "vom",
+        "im",
+        "am",
+        "ins",
+        "gutes",
+        "gutem",
+        "gute",
+        "leckeres",
+        "leckere",
+        "warmes",
+        "warme",
+    ]
+)
+"""Words after which a city name that is also a word is the word ("das Essen", "zum Essen",
+"in der Halle", "im Münster")."""
+
+
+@cache
+def _city_words() -> frozenset[str]:
+    return frozenset(fold(word) for word in load_table().city_words)
+
+
+def names_the_place(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, a city's name, names the city: always, unless the name is
+    also an everyday word and is written in lower case, follows a word in ``WORD_MAKERS`` or
+    is followed by "gehen" ("Essen gehen")."""
+    if fold(text[start:end]) not in _city_words():
+        return True
+    before = text[:start].split()
+    after = text[end:].split()
+    return not (
+        text[start].islower()
+        or (before and before[-1].casefold() in WORD_MAKERS)
+        or (after and after[0].casefold().strip(".,;:!?") == "gehen")
+    )
+
+
+def place_spans(text: str, name: str) -> list[tuple[int, int]]:
+    """Where ``text`` names the city by ``name`` (whole words, see ``names_the_place``)."""
+    return [(a, b) for a, b in _spans(text, name) if names_the_place(text, a, b)]
 
 
 def _top_records(base: FactBase, slug: str) -> frozenset[int]:
@@ -84,7 +154,7 @@ def mentions(text: str, base: FactBase, hidden: Sequence[tuple[int, int]] = ()) 
     found: list[Mention] = []
     for slug in _city_names():
         for name in city_names(slug):
-            for a, b in _spans(text, name):
+            for a, b in place_spans(text, name):
                 found.append(Mention(a, b, _top_records(base, slug), slug))
     by_name: dict[str, set[int]] = {}
     for record in base.records:

@@ -136,8 +136,9 @@ class _Builder:
     def __init__(self, draft: _Draft, max_chars: int, key: bool) -> None:
         self.draft, self.max_chars, self.key, self.pos = draft, max_chars, key, 0
 
-    def body(self, body: Mapping[str, Any]) -> int:
-        root = self.draft.record(None, _city(body_city(body)), None, None, self.key)
+    def body(self, body: Mapping[str, Any], city: str | None = None) -> int:
+        named = _city(body_city(body)) or (_city(city) if city else None)
+        root = self.draft.record(None, named, None, None, self.key)
         self.walk(slim(body), (), root, {})
         return root
 
@@ -329,10 +330,13 @@ def _differences(base: FactBase, first: int, second: int) -> list[Fact]:
 
 @dataclass(frozen=True)
 class Shown:
-    """One executed call's body, whether it answered like a gold call, and the size cap."""
+    """One executed call's body and whether it answered like a gold call; ``city``: the city
+    the call asked about (its ``slug``), the body's city where the body names none (a list of
+    public tenders)."""
 
     body: Mapping[str, Any]
     gold: bool
+    city: str | None = None
 
 
 def fact_base(shown: Sequence[Shown], max_chars: int) -> FactBase:
@@ -340,7 +344,7 @@ def fact_base(shown: Sequence[Shown], max_chars: int) -> FactBase:
     draft = _Draft()
     roots: list[int] = []
     for item in shown:
-        root = _Builder(draft, max_chars, item.gold).body(item.body)
+        root = _Builder(draft, max_chars, item.gold).body(item.body, item.city)
         if item.gold:
             rows = [
                 r.rid for r in draft.records if r.parent == root and r.city and r.index is not None

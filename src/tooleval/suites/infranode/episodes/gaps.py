@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from tooleval.suites.infranode.api.facts import cities
 from tooleval.suites.infranode.episodes import german
-from tooleval.suites.infranode.episodes.entities import city_names
+from tooleval.suites.infranode.episodes.entities import city_names, place_spans
 from tooleval.suites.infranode.episodes.vocabulary import (
     AVAILABILITY,
     DATA_NOUNS,
@@ -45,7 +45,7 @@ def cities_named(text: str) -> set[str]:
     return {
         city.slug
         for city in cities()
-        if any(german.find_phrase(text, name) for name in city_names(city.slug))
+        if any(place_spans(text, name) for name in city_names(city.slug))
     }
 
 

@@ -1,8 +1,8 @@
 """A task's gold calls, executed: what a correct episode fetches and what its answer must state.
 
 Most tasks need their one gold call. ``two_step`` needs two: the gold ``stations`` call, then
-the board the item asks for (``target_station.board``) of the target station. ``key_facts`` reads the key facts of those answers under a result cap, exactly as
-the episode scorer does.
+the board the item asks for (``target_station.board``) of the target station. ``key_facts``
+reads the key facts of those answers under a result cap, exactly as the episode scorer does.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from collections.abc import Sequence
 
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool
-from tooleval.suites.infranode.episodes.facts import FactBase, Shown, fact_base
+from tooleval.suites.infranode.episodes.facts import FactBase
 from tooleval.suites.infranode.episodes.records import ExecutedCall
 from tooleval.suites.infranode.episodes.scoring import (
     DEFAULT_RESULT_CHARS,
     asked_board,
-    gold_flags,
+    shown_facts,
 )
+
 
 def gold_calls(task: Task) -> list[ToolCall]:
     """The calls a correct episode makes, in order."""
@@ -54,6 +55,4 @@ def key_facts(task: Task, transport: Transport, max_chars: int = DEFAULT_RESULT_
     """The facts of the executed gold calls, as a correct episode shows them to the model."""
     calls = execute(gold_calls(task), transport)
     gold = execute_tool(transport, task.gold.name, task.gold.arguments)
-    flags = gold_flags(task, calls, gold)
-    shown = [Shown(c.body, flag) for c, flag in zip(calls, flags, strict=True) if c.valid]
-    return fact_base(shown, max_chars)
+    return shown_facts(task, calls, gold, max_chars)

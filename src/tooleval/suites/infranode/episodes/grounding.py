@@ -152,11 +152,13 @@ def check_number(ctx: AnswerContext, quantity: Quantity) -> Claim:
         chosen.sort(key=lambda item: item[0] not in ctx.key_numbers)  # key facts first
         match = next(((i, f) for i, f in chosen if _agrees_fact(quantity, f)), None)
         verdict = "supported" if match else "contradicted" if chosen else "unsupported"
+        against = match or (chosen[0] if chosen else None)
     else:  # tied to no field: never evidence, but invented unless it is a key fact exactly
         keyed = [(i, f) for i, f in facts if i in ctx.key_numbers and not f.derived]
         match = next(((i, f) for i, f in keyed if _exactly(quantity, float(f.value))), None)
         verdict = "neutral" if match else "unsupported"
-    fact = match[1] if match else None
+        against = match
+    fact = against[1] if against else None
     key = match is not None and match[0] in ctx.key_numbers
     return Claim(quantity.start, quantity.end, text, "number", verdict, fact, key)
 
@@ -178,7 +180,7 @@ def check_term(
     verdict = "supported" if match else "contradicted"
     key = match is not None and (match[1].shape == "text" or match[0] in ctx.key_numbers)
     text = ctx.text[span[0] : span[1]]
-    return Claim(span[0], span[1], text, "term", verdict, match[1] if match else None, key)
+    return Claim(span[0], span[1], text, "term", verdict, (match or facts[0])[1], key)
 
 
 def name_claims(ctx: AnswerContext, question: str) -> list[Claim]:

@@ -9,6 +9,10 @@ from tooleval.suites.infranode.episodes.facts import Fact
 
 @dataclass(frozen=True)
 class Claim:
+    """One claim of an answer (``text`` at ``start``..``end``). ``fact``: the fact that supports
+    it (for ``neutral``: the key fact it repeats), or for a contradicted claim the fact it
+    disagrees with; None when no fact of its field was shown. ``key``: it states a key fact."""
+
     start: int
     end: int
     text: str

@@ -24,11 +24,11 @@ from typing import Any
 
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.api import ApiResponse, resolve_slug
-from tooleval.suites.infranode.episodes.facts import Shown, fact_base
+from tooleval.suites.infranode.episodes.facts import FactBase, Shown, fact_base
 from tooleval.suites.infranode.episodes.gaps import gap_reported, phenomenon_claims
 from tooleval.suites.infranode.episodes.grounding import check_answer
-from tooleval.suites.infranode.episodes.grounding_types import Grounding
-from tooleval.suites.infranode.episodes.records import EpisodeScore, ExecutedCall
+from tooleval.suites.infranode.episodes.grounding_types import Claim, Grounding
+from tooleval.suites.infranode.episodes.records import CheckedClaim, EpisodeScore, ExecutedCall
 from tooleval.suites.infranode.execmatch import same_answer
 
 BOARDS = {"departures": "station_board_departures", "arrivals": "station_board_arrivals"}
@@ -171,17 +171,35 @@ def gold_flags(task: Task, calls: Sequence[ExecutedCall], gold: ApiResponse) -> 
     return [answers_like_gold(task, c, gold) for c in calls]
 
 
-def ground(
+def shown_facts(
     task: Task,
     calls: Sequence[ExecutedCall],
-    answer: str,
     gold: ApiResponse,
     max_result_chars: int = DEFAULT_RESULT_CHARS,
-) -> Grounding:
-    """The grounding check of ``answer`` against what the valid calls showed the model."""
+) -> FactBase:
+    """The facts the valid calls showed the model (under the result cap); those of the calls
+    that fetched what the task asks about are key facts."""
     flags = gold_flags(task, calls, gold)
-    shown = [Shown(c.body, flag) for c, flag in zip(calls, flags, strict=True) if c.valid]
-    return check_answer(answer, fact_base(shown, max_result_chars), task.question)
+    shown = [shown_call(c, flag) for c, flag in zip(calls, flags, strict=True) if c.valid]
+    return fact_base(shown, max_result_chars)
+
+
+def shown_call(call: ExecutedCall, gold: bool) -> Shown:
+    """What one valid call showed the model, with the city it asked about."""
+    return Shown(call.body, gold, _city_of(call))
+
+
+def checked_claim(claim: Claim, base: FactBase) -> CheckedClaim:
+    """A claim as the results file records it: the fact it was checked against, by entity
+    (the city, else the item's first name), field, value and unit."""
+    fact = claim.fact
+    if fact is None:
+        return CheckedClaim(claim.text, claim.kind, claim.verdict, key=claim.key)
+    record = base.records[fact.record]
+    entity = record.city if record.index is None else (record.names or (record.city,))[0]
+    return CheckedClaim(
+        claim.text, claim.kind, claim.verdict, entity, fact.field, fact.value, fact.unit, claim.key
+    )
 
 
 def not_covered_outcome(
@@ -221,7 +239,8 @@ def score_episode(
 ) -> EpisodeScore:
     """Outcome class and counts for one finished episode; ``gold`` is the gold call's answer
     and ``max_result_chars`` the cap the results were shown under."""
-    grounding = ground(task, calls, answer or "", gold, max_result_chars)
+    base = shown_facts(task, calls, gold, max_result_chars)
+    grounding = check_answer(answer or "", base, task.question)
     outcome = category_outcome(task, calls, gold)
     if outcome is None:
         outcome = answer_outcome(task, calls, answer or "", grounding)
@@ -239,4 +258,5 @@ def score_episode(
         answer_grounded=int(grounding.grounded),
         facts_contradicted=grounding.contradicted,
         answer_decided=int(decided),
+        claims=tuple(checked_claim(c, base) for c in grounding.claims),
     )

@@ -35,7 +35,8 @@ POI_WORDS = (
     "apotheke|schule|gymnasium|kita|kindergärten|kindergarten|restaurant|gaststätte|lokal|"
     "polizei|wache|revier|spielpl|trinkbrunnen|brunnen|toilette|wc|wochenmarkt|märkte|markt|"
     "packstation|postfiliale|filiale|briefkäst|briefkasten|wlan|hotspot|wertstoffh|bürgeramt|"
-    "bürgerämter|baudenkm|denkmal|denkmäler|baum|bäume|krankenh|klinik|einrichtung|standort|"
+    "bürgerämter|bürgerbüro|bürgerservice|baudenkm|denkmal|denkmäler|baum|bäume|krankenh|klinik|"
+    "einrichtung|standort|"
     "einträge|treffer|orte"
 )
 FIELDS: dict[str, Field] = {
@@ -79,7 +80,8 @@ FIELDS: dict[str, Field] = {
     "construction": _f("baugenehmigung|genehmigung|bauanträge"),
     "count": _f(
         "anzahl|insgesamt|gesamt|warnung|unfäll|unfall|anlagen|veranstaltung|termine|"
-        "ladesäule|ladestation|badestelle|aufzüg|aufzug|rolltreppe|" + POI_WORDS
+        "ladesäule|ladestation|badestelle|badesee|badegewäss|aufzüg|aufzug|rolltreppe|"
+        "ausschreibung|vergabe|vergaben|" + POI_WORDS
     ),
     "total_available": _f("insgesamt|gesamt|verfügbar|" + POI_WORDS),
     "with_bicycle": _f("fahrrad|radfahr|rad"),
@@ -131,9 +133,9 @@ FIELDS: dict[str, Field] = {
     "vehicles_available": _f("fahrräder|räder|rad|fahrzeuge|roller|scooter|verfügbar"),
     "delay_minutes": _f("verspät|verzöger|später|stau", "min"),
     "count_yesterday": _f("radfahr|räder|gestern|gezählt|fahrten|durchfahrten"),
-    "network_area_count": _f("gebiet|netzgebiet"),
+    "network_area_count": _f("gebiet|netzgebiet|wärmenetz|netze|netzen"),
     "supplied_area_km2": _f("fläche|versorgt", "km2"),
-    "operator_count": _f("betreiber|anbieter"),
+    "operator_count": _f("betreiber|anbieter|versorger"),
     "house_connections": _f("hausanschl|anschl|haushalte"),
     "network_length_km": _f("länge|netzlänge|lang|kilometer|leitung", "km"),
     "area_count": _f("gebiet"),
