@@ -10,16 +10,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.scoring import listing_target
 from tooleval.suites.infranode.api.facts import aliases, cities, city_index
+from tooleval.suites.infranode.audit_records import AuditContext, Defect
 from tooleval.suites.infranode.confusables import call_subject, fold
 from tooleval.suites.infranode.slugforms import CityName, denoted_slugs, form_kind, slug_rule
-
-if TYPE_CHECKING:
-    from tooleval.suites.infranode.audit_items import AuditContext, Defect
 
 MIN_GLOSS_STEM = 4
 
@@ -103,8 +101,6 @@ def repeated_pairs(tasks: Sequence[Task]) -> list[Defect]:
     """No city is asked for the same key (or tool subject) in two categories (within one, a
     comparison may include a city again, and slug_resolution asks one city in several written
     forms on purpose; the generator keeps single-city keyed categories free of repeats)."""
-    from tooleval.suites.infranode.audit_items import Defect
-
     seen: dict[tuple[str, str], Task] = {}
     found = []
     for task in tasks:
@@ -118,8 +114,6 @@ def repeated_pairs(tasks: Sequence[Task]) -> list[Defect]:
 
 def shared_keys(tasks: Sequence[Task], first: str, second: str) -> list[Defect]:
     """``first`` asks no key that ``second`` asks (their key guessing stays independent)."""
-    from tooleval.suites.infranode.audit_items import Defect
-
     keys: dict[str, set[str]] = defaultdict(set)
     for task in tasks:
         subject = call_subject(task.gold)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from tooleval.records import Task, ToolCall, ToolSpec
+from tooleval.records import Task, ToolCall
 from tooleval.scoring import integer_value, listing_target, score_call
 from tooleval.suites.infranode.api.facts import aliases, city_index
 from tooleval.suites.infranode.audit_given import check_gloss, check_slug_derivable
-from tooleval.suites.infranode.client import Transport, body_status, execute_tool
+from tooleval.suites.infranode.audit_records import AuditContext as AuditContext
+from tooleval.suites.infranode.audit_records import Defect as Defect
+from tooleval.suites.infranode.client import body_status, execute_tool
 from tooleval.suites.infranode.confusables import (
     call_subject,
     mask,
@@ -38,26 +39,6 @@ EITHER_OR = (
     re.compile(rf"\b({COMPARATIVE})\s*:\s*(in\s+)?#(\s*,\s*#)*\s+und\s+#", re.I),
     re.compile(r"^(wo|wer|in welcher stadt|welche stadt)\b[^?]*#(\s*,\s*#)*\s+und\s+#", re.I),
 )
-
-
-@dataclass(frozen=True)
-class Defect:
-    """One finding: the task (None for the suite as a whole), the check, and what is wrong."""
-
-    task_id: str | None
-    check: str
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "check": self.check, "message": self.message}
-
-
-@dataclass(frozen=True)
-class AuditContext:
-    tools: tuple[ToolSpec, ...]
-    instructions: tuple[str, ...]
-    transport: Transport
-    suite_version: str
 
 
 def descriptions(value: Any) -> Iterator[str]:
