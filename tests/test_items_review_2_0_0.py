@@ -55,7 +55,7 @@ def largest() -> list[Task]:
         # D2: a bracket alias whose slug the stated rule does not give
         ("slug_resolution-007", "slug_derivable", "'freiburg-breisgau'"),
         # D4: the asked board is not recorded, so a direct board call could not be credited
-        ("two_step-003", "two_step_target", "asked board"),
+        ("two_step-003", "two_step_target", "target_station.board"),
         # D5: the German gloss of the gold POI type is in the tool text
         ("poi_type-002", "gloss", "'apotheke'"),
         ("poi_type-003", "gloss", "'polizei'"),
@@ -222,3 +222,9 @@ def test_the_reviewed_overview_phrasings_are_gone() -> None:
     texts = {p.text for p in phrasing.OVERVIEW}
     assert "Ein Gesamtbild von {city}, bitte." not in texts
     assert not any(t.startswith("Mich interessiert ein Gesamteindruck") for t in texts)
+
+
+def test_routing_named_stays_balanced_between_weather_and_air() -> None:
+    """Leaving pairs to compare_multi must not tilt routing_named towards one tool."""
+    tools = [t.gold.name for t in load_tasks() if t.category == "routing_named"]
+    assert tools.count("weather") == tools.count("air_quality") == 6

@@ -18,9 +18,9 @@ the entry in the list and any integer ``limit`` that does not cut it off (a stri
 counts as that integer: the API reads ``limit`` from the query string, so it answers both
 alike; for the same reason an EVA number may be given as an integer); the filter folds case,
 umlauts, ß and separators exactly as the API does (``tooleval.namefold``). When the entry's
-record names the ``board`` tool the question asks for and the entry's ``eva``, calling that
-board with that EVA number directly is accepted as well: it gives exactly the answer the
-lookup is a step towards.
+record names the ``board`` the question asks for (departures or arrivals) and the entry's
+``eva``, calling that board's tool with that EVA number directly is accepted as well: it gives
+exactly the answer the lookup is a step towards.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from tooleval.records import ItemScore, ParseResult, Task, ToolCall
 UNORDERED_ARGUMENTS = frozenset({"cities"})
 ABSENT = None  # marker in Task.alternatives: the argument may be left out
 LISTING_PROVENANCE = "target_station"
+# the record's ``board`` (the direction the question asks for) -> the tool that answers it
+BOARD_TOOLS = {"departures": "station_board_departures", "arrivals": "station_board_arrivals"}
 
 
 def is_omitted(value: Any) -> bool:
@@ -110,11 +112,11 @@ def listing_target(task: Task) -> ListingTarget | None:
     name, listing = target.get("name"), target.get("listing")
     if not isinstance(name, str) or not isinstance(listing, list):
         return None
-    board, eva = target.get("board"), target.get("eva")
+    board, eva = BOARD_TOOLS.get(str(target.get("board"))), target.get("eva")
     return ListingTarget(
         name,
         tuple(str(entry) for entry in listing),
-        board=board if isinstance(board, str) else None,
+        board=board,
         eva=str(eva) if isinstance(eva, str | int) and not isinstance(eva, bool) else None,
     )
 

@@ -178,16 +178,16 @@ class Generator:
             yield city_candidate(phrase, call("get_city_overview", city), city)
 
     def _routing_named(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
-        """Weather and air in turn; a city whose turn's pair belongs to compare_multi is asked
-        the other one, or skipped when both do."""
+        """Weather and air, the one asked less so far first; a city whose pair for it belongs
+        to compare_multi is asked the other one, or skipped when both do."""
         banks = (("weather", phrasing.WEATHER), ("air_quality", phrasing.AIR))
-        turn = 0
+        asked: Counter[str] = Counter()
         for city in self._plain_cities(rng):
             free = [b for b in banks if not compare_owns(city.slug, subject_of(call(b[0], city)))]
             if not free:
                 continue
-            tool, bank = banks[turn % 2] if banks[turn % 2] in free else free[0]
-            turn += 1
+            tool, bank = min(free, key=lambda b: asked[b[0]])
+            asked[tool] += 1
             yield city_candidate(
                 picker.pick(bank, names_clearly(city.name)), call(tool, city), city
             )
@@ -303,11 +303,7 @@ class Generator:
                 else:
                     went = first[station["eva"]] in phrasing.DEPARTURES
                     phrase = picker.pick(phrasing.ARRIVALS if went else phrasing.DEPARTURES)
-                board = (
-                    "station_board_departures"
-                    if phrase in phrasing.DEPARTURES
-                    else "station_board_arrivals"
-                )
+                board = "departures" if phrase in phrasing.DEPARTURES else "arrivals"
                 target = {"eva": station["eva"], "name": station["name"], "board": board}
                 yield Candidate(
                     phrase.text.format(station=station["name"]),
