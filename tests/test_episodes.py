@@ -167,7 +167,7 @@ def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
 
 
 def test_unreadable_call_is_invalid_and_repairable() -> None:
-    broken = {"text": '{"name": "weather", "arguments": {"slug": "muenchen",}}'}
+    broken = {"text": '{"name": "weather", "arguments": {"slug": muenchen}}'}
     replies = [broken, call("weather", slug="muenchen"), {"text": humidity("muenchen")}]
     record, provider = run("slug_resolution-002", replies)
     assert record.score is not None

@@ -1,0 +1,163 @@
+"""Python and near-JSON literals, read through ``ast`` and never evaluated.
+
+``literal_value`` accepts only literal nodes: strings, finite numbers, ``True``/``False``/
+``None`` (and JSON's ``true``/``false``/``null``), lists, tuples (read as lists) and dicts
+with string keys. Anything else (names, calls, operators, sets, bytes, f-strings) is refused.
+So near-JSON (single quotes, trailing commas, Python constants, tuples) decodes, while code
+does not. Backslash escapes that Python does not know (``\\d``) are kept as written, without
+the warning Python's parser would print.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from typing import Any, Final
+
+from tooleval.parsing._decode import MAX_DEPTH, Decoded
+
+_NAMED: Final[dict[str, Any]] = {
+    "True": True,
+    "False": False,
+    "None": None,
+    "true": True,
+    "false": False,
+    "null": None,
+}
+_ESCAPE_PAIR: Final = re.compile(
+    r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL
+)
+_KNOWN_ESCAPES: Final = frozenset("\\'\"abfnrtv01234567\n")
+_OPEN: Final = {"{": "}", "[": "]", "(": ")"}
+_BRACKET_OR_QUOTE: Final = re.compile(r"[\[\](){}\"']")
+_QUOTE_STOP: Final = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
+
+
+class NotLiteral(ValueError):
+    """A node that is not a plain literal (a name, call, operator, set, ...)."""
+
+
+class TooDeep(ValueError):
+    """A literal nested deeper than ``MAX_DEPTH``."""
+
+
+def _escape_unknown(pair: re.Match[str]) -> str:
+    escaped = pair.group(1)
+    known = len(escaped) > 1 or escaped in _KNOWN_ESCAPES
+    return pair.group() if known else "\\\\" + escaped
+
+
+def _parse(text: str, mode: str) -> ast.AST | None:
+    source = _ESCAPE_PAIR.sub(_escape_unknown, text.strip()) if "\\" in text else text.strip()
+    try:
+        return ast.parse(source, mode=mode)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+
+
+def parse_expression(text: str) -> ast.expr | None:
+    """The one Python expression that ``text`` is, or None (syntax error, too nested)."""
+    tree = _parse(text, "eval")
+    return tree.body if isinstance(tree, ast.Expression) else None
+
+
+def parse_statements(text: str) -> list[ast.stmt] | None:
+    """The Python statements that ``text`` is, or None (syntax error, too nested)."""
+    tree = _parse(text, "exec")
+    return tree.body if isinstance(tree, ast.Module) else None
+
+
+def literal_value(node: ast.expr, depth: int = 1) -> Any:
+    """The JSON-like value of a literal node; raises ``NotLiteral`` or ``TooDeep``."""
+    if isinstance(node, ast.Constant):
+        return _constant(node.value)
+    if isinstance(node, ast.Name) and node.id in _NAMED:
+        return _NAMED[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = node.operand.value if isinstance(node.operand, ast.Constant) else None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise NotLiteral("sign before something that is not a number")
+        return _constant(-value if isinstance(node.op, ast.USub) else value)
+    if isinstance(node, ast.List | ast.Tuple | ast.Dict) and depth > MAX_DEPTH:
+        raise TooDeep(f"deeper than {MAX_DEPTH}")
+    if isinstance(node, ast.List | ast.Tuple):
+        return [literal_value(element, depth + 1) for element in node.elts]
+    if isinstance(node, ast.Dict):
+        return _dict_value(node, depth)
+    raise NotLiteral(type(node).__name__)
+
+
+def _constant(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise NotLiteral(f"{type(value).__name__} constant")
+
+
+def _dict_value(node: ast.Dict, depth: int) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            raise NotLiteral("dict key that is not a string")
+        result[key.value] = literal_value(value, depth + 1)
+    return result
+
+
+def decode_loose(text: str) -> Decoded:
+    """``text`` as one near-JSON literal: a value, or ``invalid_json``/``too_deep``."""
+    node = parse_expression(text)
+    if node is None:
+        return Decoded(reason="invalid_json")
+    try:
+        return Decoded(literal_value(node))
+    except TooDeep:
+        return Decoded(reason="too_deep")
+    except NotLiteral:
+        return Decoded(reason="invalid_json")
+
+
+def _skip_quoted(text: str, pos: int, quote: str) -> int:
+    """Index just past the string whose body starts at ``pos`` (or ``len(text)``)."""
+    stop = _QUOTE_STOP[quote]
+    while True:
+        match = stop.search(text, pos)
+        if match is None:
+            return len(text)
+        if match.group() == "\\":
+            pos = match.end() + 1
+        else:
+            return match.end()
+
+
+def balanced_end(text: str, start: int) -> int:
+    """End of the bracketed value opening at ``text[start]``, or -1 when it never closes.
+
+    Both quote characters delimit strings, as in Python; brackets of any kind nest.
+    """
+    depth = 0
+    pos = start
+    while True:
+        match = _BRACKET_OR_QUOTE.search(text, pos)
+        if match is None:
+            return -1
+        char, pos = match.group(), match.end()
+        if char in _QUOTE_STOP:
+            pos = _skip_quoted(text, pos, char)
+        elif char in _OPEN:
+            depth += 1
+        else:
+            depth -= 1
+            if depth <= 0:
+                return pos
+
+
+def loose_prefix(text: str) -> tuple[Decoded, int]:
+    """Decode the near-JSON value at the start of ``text``; also return where it ends."""
+    if text[:1] not in _OPEN:
+        return Decoded(reason="invalid_json"), 0
+    end = balanced_end(text, 0)
+    if end < 0:
+        return Decoded(reason="invalid_json"), 0
+    return decode_loose(text[:end]), end
