@@ -5,6 +5,12 @@ Rules (documented in the InfraNode suite README):
 - ``tool_match``: the first call names the gold tool.
 - ``args_match``: the first call's arguments equal the gold arguments, independent of the tool.
 - ``call_match``: both.
+- ``format_ok``: the output followed the format the prompt asked for, apart from which call
+  it made. Prompt mode: the whole answer is one JSON object ``{"name": ..., "arguments":
+  {...}}`` (one code fence around it and a leading reasoning block allowed, nothing else).
+  Native mode: native tool calls, every one readable and named as offered. A call the parser
+  read from another dialect (Hermes tags, pythonic, XML, near-JSON, ...) still scores the four
+  call metrics, but not ``format_ok``.
 Argument comparison: strings are compared exactly after trimming surrounding whitespace;
 lists named in ``UNORDERED_ARGUMENTS`` compare as sets (city order in ``compare`` is
 irrelevant); ``True``/``False`` never equal numbers; an argument that the gold omits matches
@@ -17,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tooleval.prompting import Mode
 from tooleval.records import ItemScore, ParseResult, Task, ToolCall
 
 UNORDERED_ARGUMENTS = frozenset({"cities"})
@@ -66,15 +73,25 @@ def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
     return True
 
 
-def score_call(task: Task, call: ToolCall | None) -> ItemScore:
-    """Score one call (or no call) against the task's gold call."""
+def score_call(task: Task, call: ToolCall | None, form_ok: int | None = None) -> ItemScore:
+    """Score one call (or no call) against the task's gold call; ``form_ok`` is passed on as
+    the ``format_ok`` metric (None: not judged)."""
     if call is None:
-        return ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+        return ItemScore(0, 0, 0, 0, form_ok)
     tool = int(call.name.strip() == task.gold.name)
     args = int(arguments_match(task, call.arguments))
-    return ItemScore(parsed=1, tool_match=tool, args_match=args, call_match=tool * args)
+    return ItemScore(1, tool, args, tool * args, form_ok)
 
 
-def score_parse(task: Task, parsed: ParseResult) -> ItemScore:
-    """Score the first call of a parse result; later calls are ignored by design."""
-    return score_call(task, parsed.first)
+def format_ok(parsed: ParseResult, mode: Mode) -> int:
+    """1 when the output had the form ``mode`` asks for (see the module doc), else 0."""
+    native = parsed.extractor == "native"
+    return int(parsed.exact and native == (mode == "native"))
+
+
+def score_parse(task: Task, parsed: ParseResult, mode: Mode | None = None) -> ItemScore:
+    """Score the first call of a parse result; later calls are ignored by design.
+
+    With ``mode`` (the prompt's mode), ``format_ok`` is scored too; without it, it is None.
+    """
+    return score_call(task, parsed.first, None if mode is None else format_ok(parsed, mode))

@@ -121,7 +121,9 @@ class Executor:
                 self.sleep(backoff_delay(attempt, error.retry_after))
                 continue
             elapsed = time.monotonic() - started
-            return record_from_response(task, repeat, response, elapsed, attempt)
+            return record_from_response(
+                task, repeat, response, elapsed, attempt, self.tools, self.config.mode
+            )
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
     def _worker(self, work: queue.SimpleQueue[WorkItem | None]) -> None:
@@ -177,4 +179,8 @@ class Executor:
                 if isinstance(answer, ProviderError):
                     self._finish(record_from_error(task, repeat, answer, per_item, 1))
                 else:
-                    self._finish(record_from_response(task, repeat, answer, per_item))
+                    self._finish(
+                        record_from_response(
+                            task, repeat, answer, per_item, 1, self.tools, self.config.mode
+                        )
+                    )

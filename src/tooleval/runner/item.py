@@ -8,7 +8,7 @@ from tooleval.parsing import parse_response
 from tooleval.prompting import build_messages
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse, Task, ToolSpec
-from tooleval.runner.records import ItemRecord, RunConfig
+from tooleval.runner.records import ItemRecord, Mode, RunConfig
 from tooleval.scoring import score_parse
 
 
@@ -25,10 +25,20 @@ def build_request(task: Task, tools: tuple[ToolSpec, ...], config: RunConfig) ->
 
 
 def record_from_response(
-    task: Task, repeat: int, response: GenerationResponse, latency_s: float, attempts: int = 1
+    task: Task,
+    repeat: int,
+    response: GenerationResponse,
+    latency_s: float,
+    attempts: int = 1,
+    tools: tuple[ToolSpec, ...] = (),
+    mode: Mode | None = None,
 ) -> ItemRecord:
-    """Parse and score an answer; output cut off inside reasoning is an error, not a miss."""
-    parsed = parse_response(response.text, response.tool_calls)
+    """Parse and score an answer; output cut off inside reasoning is an error, not a miss.
+
+    ``tools`` (the suite's) type the values of XML-parameter dialects and resolve namespaced
+    tool names; ``mode`` (the run's) decides ``format_ok``.
+    """
+    parsed = parse_response(response.text, response.tool_calls, tools)
     base = ItemRecord(
         task_id=task.id,
         category=task.category,
@@ -46,7 +56,7 @@ def record_from_response(
         return replace(
             base, error_class=ErrorClass.REASONING_TRUNCATED.value, error_message=message
         )
-    return replace(base, score=score_parse(task, parsed))
+    return replace(base, score=score_parse(task, parsed, mode))
 
 
 def record_from_error(

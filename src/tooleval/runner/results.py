@@ -22,7 +22,7 @@ from tooleval.runner.records import ItemRecord, RunConfig, json_text
 from tooleval.suites import Suite
 
 RESULTS_FORMAT = "tooleval-results/1"
-MISS = ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+MISS = ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0, format_ok=0)
 
 
 def planned_keys(tasks: Sequence[Task], repeats: int) -> list[tuple[str, int]]:

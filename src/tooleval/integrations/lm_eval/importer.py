@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.integrations.lm_eval import TASK_NAME
-from tooleval.integrations.lm_eval.utils import task_of
+from tooleval.integrations.lm_eval.utils import offered_tools, task_of
 from tooleval.metrics import METRIC_NAMES
 from tooleval.parsing import parse_text
 from tooleval.providers.base import ErrorClass
@@ -149,7 +149,7 @@ def item_from_sample(task: Task, text: str) -> ItemRecord:
     ``reasoning_truncated`` (as ``tooleval run`` does): a miss in ``metrics``, as in lm-eval,
     but left out of ``metrics_answered``.
     """
-    parsed = parse_text(text)
+    parsed = parse_text(text, offered_tools())
     if parsed.reason == "reasoning_unterminated":
         return ItemRecord(
             task.id,
@@ -160,7 +160,7 @@ def item_from_sample(task: Task, text: str) -> ItemRecord:
             error_class=ErrorClass.REASONING_TRUNCATED.value,
             error_message=TRUNCATED_MESSAGE,
         )
-    score = score_parse(task, parsed)
+    score = score_parse(task, parsed, "prompt")
     return ItemRecord(task.id, task.category, 0, raw_output=text, parsed=parsed, score=score)
 
 

@@ -2,8 +2,10 @@
 
 lm-eval imports this file by its path, so it uses absolute imports only. The prompt comes from
 ``tooleval.prompting.build_messages`` (the runner's prompt mode), the score from
-``tooleval.parsing.parse_text`` and ``tooleval.scoring.score_parse``: a model scored here and
-by ``tooleval run`` is scored by the same code.
+``tooleval.parsing.parse_text`` (with the suite's tools offered) and
+``tooleval.scoring.score_parse`` in prompt mode: a model scored here and by ``tooleval run``
+is scored by the same code, ``format_ok`` (the answer was exactly the requested JSON object)
+included.
 
 Per-category metrics: ``process_results`` returns every ``call_match_<category>`` key for every
 document, with ``None`` for documents of other categories, and :func:`category_mean` averages
@@ -15,6 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +80,15 @@ def task_of(doc: dict[str, Any]) -> Task:
     return task_from_json(row, where)
 
 
+@cache
+def offered_tools() -> tuple[ToolSpec, ...]:
+    """The suite's tools, as the system prompt offers them (loaded once)."""
+    return load_tools()
+
+
 def score_output(task: Task, text: str) -> ItemScore:
     """tooleval's score for one generated text (parse, then score the first call)."""
-    return score_parse(task, parse_text(text))
+    return score_parse(task, parse_text(text, offered_tools()), "prompt")
 
 
 def metrics_for(category: str, score: ItemScore) -> dict[str, int | None]:
