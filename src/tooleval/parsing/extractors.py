@@ -16,7 +16,14 @@ from typing import Final
 
 from tooleval.parsing._decode import Decoded, decode_json, decode_prefix
 from tooleval.parsing._literal import decode_loose
-from tooleval.parsing._scan import Span, fence_blocks, object_spans, tag_pattern, tag_segments
+from tooleval.parsing._scan import (
+    Span,
+    fence_blocks,
+    fence_body,
+    object_spans,
+    tag_pattern,
+    tag_segments,
+)
 from tooleval.parsing._schema import Tools
 from tooleval.parsing._shapes import EXACT, Item, Skipped, call_items, is_exact_form, named_call
 from tooleval.parsing.pythonic import extract_pythonic, looks_like_call
@@ -114,12 +121,11 @@ def whole_json(text: str) -> Decoded | None:
 def only_fence_body(text: str) -> str | None:
     """The body when the whole text is one triple-backtick fence; None otherwise."""
     stripped = text.strip()
-    if not stripped.startswith("```") or not stripped.endswith("```") or len(stripped) < 6:
+    if len(stripped) < 6 or not stripped.startswith("```") or not stripped.endswith("```"):
         return None
     if stripped.count("```") != 2:
         return None
-    found = fence_blocks(stripped)
-    return found[0] if len(found) == 1 else None
+    return fence_body(stripped[3:-3])
 
 
 def _whole_items(decoded: Decoded | None) -> list[Item]:

@@ -6,7 +6,7 @@ where these models put one:
 
 1. the whole output (one call, a list of calls, or one call per line);
 2. the body of ``<|python_start|>...<|python_end|>`` (Llama 4) or ``<|python_tag|>`` (Llama 3);
-3. the whole body of a ```` ```tool_code ````, ```` ```python ```` or ```` ```py ```` fence;
+3. the whole body of a code fence (```` ```tool_code ````, ```` ```python ````, any language);
 4. a line that is exactly a bracketed list of calls (at most ``MAX_CANDIDATES`` such lines).
 
 Arguments must be keyword arguments with literal values (strings, numbers, ``True``/``False``/
@@ -28,7 +28,7 @@ from tooleval.parsing._schema import Tools
 from tooleval.parsing._shapes import Broken, Item, Skipped, call_item
 
 _LOOKS_LIKE_CALL: Final = re.compile(r"\[?\s*[A-Za-z_][\w.]{0,199}\s*\(")
-_CODE_FENCE: Final = re.compile(r"```(?:tool_code|python|py)[ \t]*\r?\n")
+_CODE_FENCE: Final = re.compile(r"```[\w+.\-]{0,30}[ \t]*\r?\n")
 _PYTHON_TAGS: Final = (
     ("<|python_start|>", "<|python_end|>"),
     ("<|python_tag|>", "<|eom_id|>"),
@@ -85,8 +85,10 @@ def _statement_calls(statement: ast.stmt) -> list[ast.Call] | None:
 
 
 def looks_like_call(stripped: str) -> bool:
-    """Whether stripped text starts like a call (``name(`` or ``[name(``) and ends like one."""
-    return stripped[-1:] in (")", "]") and _LOOKS_LIKE_CALL.match(stripped) is not None
+    """Whether stripped text starts like a call (``name(`` or ``[name(``) and ends like one
+    (a closing bracket, perhaps followed by a semicolon)."""
+    end = stripped.rstrip(";").rstrip()[-1:]
+    return end in (")", "]") and _LOOKS_LIKE_CALL.match(stripped) is not None
 
 
 def pythonic_items(text: str) -> list[Item]:

@@ -5,7 +5,8 @@
   ``<seed:tool_call>``); Llama 3.1's custom-tool format writes a JSON object as the body.
 - ``xml_invoke``: ``<invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke>``
   (MiniMax-M2 inside ``<minimax:tool_call>``; the ``<function_calls>`` form).
-- ``glm``: GLM-4.5/4.6 ``<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>``.
+- ``glm``: GLM-4.5/4.6 ``<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>``
+  (and GLM-4's older ``<tool_call>NAME`` + newline + arguments JSON).
 
 A call counts only where the dialect puts one: first on its line or right after its wrapper
 tag, so ``<function=...>`` in the middle of a sentence is a mention. Parameter values are
@@ -130,15 +131,22 @@ def _glm_pairs(body: str, complete: bool) -> Pairs | Broken:
     return pairs
 
 
+def _glm4_call(body: str) -> Item | None:
+    """GLM-4 (9B, 0414): the name on the first line, the arguments JSON below it."""
+    name, newline, rest = body.strip().partition("\n")
+    if not newline or NAME.fullmatch(name.strip()) is None or not rest.lstrip().startswith("{"):
+        return None
+    return named_call(name.strip(), rest)
+
+
 def _glm_call(text: str, block: Block, tools: Tools) -> Item | None:
     body = text[block.start : block.end]
     first_key = body.find("<arg_key>")
     head = (body if first_key < 0 else body[:first_key]).strip()
-    name = NAME.fullmatch(head)
-    if name is None or (first_key < 0 and not block.closed):
-        return None
+    if NAME.fullmatch(head) is None:
+        return _glm4_call(body) if first_key < 0 else None
     if first_key < 0:
-        return call_item(head, {})
+        return call_item(head, {}) if block.closed else None
     pairs = _glm_pairs(body[first_key:], block.closed)
     return pairs if isinstance(pairs, Broken) else _typed_call(head, pairs, tools)
 
