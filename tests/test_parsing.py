@@ -19,6 +19,7 @@ from tooleval.parsing import (
 )
 from tooleval.parsing.cases import (
     ParseCase,
+    case_from_json,
     case_mismatch,
     fixture_families,
     load_cases,
@@ -235,3 +236,12 @@ def test_every_extractor_is_named_in_the_documented_order() -> None:
         "prose",
         "native",
     )
+
+
+def test_a_malformed_fixture_line_names_its_place() -> None:
+    with pytest.raises(ValueError, match=r"fixtures/x\.jsonl:3: bad fixture .*'extractor'"):
+        case_from_json(
+            {"id": "a", "text": "x", "expect": None, "reason": "no_json", "exact": False},
+            "x",
+            "fixtures/x.jsonl:3",
+        )
