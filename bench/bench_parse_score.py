@@ -1,11 +1,13 @@
 """Parse + score throughput on recorded-style outputs, items per second.
 
 The corpus pairs every InfraNode task with realistic outputs: its gold call as bare JSON, in a
-```json fence, wrapped in German prose, in <tool_call> tags, after a <think> block, a wrong
-tool, wrong arguments, a refusal with no call, plus every recorded output of the parser's
-fixtures (tests/fixtures/parsing/*.jsonl: real models' text and native calls) paired with
-tasks in turn. Times ``tooleval.parsing.parse_response`` + ``tooleval.scoring.score_parse``
-over the whole corpus (wall and CPU), median of the rounds. Also times the InfraNode
+```json fence, wrapped in German prose, in <tool_call> tags, after a <think> block, as a
+pythonic list and as Qwen3-Coder XML, a wrong tool, wrong arguments, a refusal with no call,
+plus every output of the parser's fixtures (src/tooleval/parsing/fixtures/*.jsonl: one file
+per dialect, text and native calls) paired with tasks in turn. Times what the runner does per
+item: ``tooleval.parsing.parse_response`` with the suite's tools offered +
+``tooleval.scoring.score_parse`` in prompt mode (``format_ok`` included), over the whole
+corpus (wall and CPU), median of the rounds. Also times the InfraNode
 executable-equivalence check (``exec_match``, which ``tooleval run`` adds to each answered
 item) uncached, on a smaller sample. Writes the ``bench:parse`` section of
 docs/performance.md.
@@ -28,10 +30,11 @@ from common import ROOT, header, median, write_section
 from tooleval.parsing import parse_response
 from tooleval.records import NativeToolCall, Task, ToolCall
 from tooleval.scoring import score_parse
-from tooleval.suites.infranode import load_tasks
+from tooleval.suites.infranode import load_tasks, load_tools
 
 COMMAND = "uv run python bench/bench_parse_score.py"
-FIXTURES = ROOT / "tests" / "fixtures" / "parsing"
+FIXTURES = ROOT / "src" / "tooleval" / "parsing" / "fixtures"
+TOOLS = load_tools()
 GOAL = 20_000
 
 Output = tuple[str | None, tuple[NativeToolCall, ...]]
@@ -39,6 +42,21 @@ Output = tuple[str | None, tuple[NativeToolCall, ...]]
 
 def call_json(call: ToolCall) -> str:
     return json.dumps({"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False)
+
+
+def pythonic(call: ToolCall) -> str:
+    keywords = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items())
+    return f"[{call.name}({keywords})]"
+
+
+def qwen_xml(call: ToolCall) -> str:
+    def text(value: object) -> str:
+        return value if isinstance(value, str) else json.dumps(value)
+
+    params = "".join(
+        f"<parameter={key}>\n{text(value)}\n</parameter>\n" for key, value in call.arguments.items()
+    )
+    return f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>"
 
 
 def synthetic_outputs(task: Task) -> list[Output]:
@@ -52,6 +70,8 @@ def synthetic_outputs(task: Task) -> list[Output]:
         f"Gerne! Dafür rufe ich dieses Werkzeug auf: {gold} – dann sehen wir weiter.",
         f"<tool_call>\n{gold}\n</tool_call>",
         f"<think>Welche Stadt ist gemeint? Ich nehme das passende Tool.</think>\n{gold}",
+        pythonic(task.gold),
+        qwen_xml(task.gold),
         wrong_tool,
         f"```\n{wrong_args}\n```",
         "Dazu habe ich leider keine Daten. Bitte frage etwas anderes.",
@@ -88,8 +108,8 @@ def time_round(pairs: list[tuple[Task, Output]]) -> tuple[float, float, Counter[
     extractors: Counter[str] = Counter()
     wall, cpu = time.perf_counter(), time.process_time()
     for task, (text, native) in pairs:
-        parsed = parse_response(text, native)
-        score_parse(task, parsed)
+        parsed = parse_response(text, native, TOOLS)
+        score_parse(task, parsed, "prompt")
         extractors[parsed.extractor or "none"] += 1
     return time.perf_counter() - wall, time.process_time() - cpu, extractors
 
@@ -100,7 +120,7 @@ def exec_match_rate(pairs: list[tuple[Task, Output]], sample: int) -> float:
     from tooleval.suites.infranode.execmatch import exec_match
 
     transport = make_transport(None)
-    firsts = [(task, parse_response(text, native).first) for task, (text, native) in pairs]
+    firsts = [(task, parse_response(text, native, TOOLS).first) for task, (text, native) in pairs]
     firsts = firsts[:sample]
     start = time.process_time()
     for task, call in firsts:
@@ -112,16 +132,20 @@ def render(args: argparse.Namespace, result: dict[str, object]) -> str:
     walls, cpus = result["walls"], result["cpus"]
     assert isinstance(walls, list) and isinstance(cpus, list)
     rate_wall, rate_cpu = args.items / median(walls), args.items / median(cpus)
-    met = "met" if rate_wall >= GOAL else "NOT met"
+    met = "met" if rate_cpu >= GOAL else "NOT met"
     lines = header("Parse + score throughput", COMMAND, compared=False)
     lines += [
         f"{args.items} items cycling through {result['distinct']} distinct (task, output) pairs: "
         "each InfraNode task's gold call as bare JSON, fenced, prose-wrapped, in "
-        "`<tool_call>` tags and after a `<think>` block, a wrong tool, wrong arguments and a "
-        "refusal, plus every recorded model output of the parser fixtures "
-        "(`tests/fixtures/parsing/*.jsonl`, text and native calls). Timed: "
-        "`parse_response` + `score_parse`, one thread, median of "
-        f"{args.rounds} rounds. Goal ≥ {GOAL:,} items/s → **{met}**.",
+        "`<tool_call>` tags, after a `<think>` block, as a pythonic list and as Qwen3-Coder "
+        "XML, a wrong tool, wrong arguments and a refusal, plus every model output of the "
+        "parser fixtures (`src/tooleval/parsing/fixtures/*.jsonl`, one file per dialect, text "
+        "and native calls). Timed: `parse_response` with the suite's tools + `score_parse` "
+        "in prompt mode (with `format_ok`), one thread, median of "
+        f"{args.rounds} rounds. Goal ≥ {GOAL:,} items/s → **{met}**, judged on CPU time: the "
+        "work runs on one thread, so its CPU time is what one core delivers, while its wall "
+        "time also counts the time other jobs held the cores (see the load average above; "
+        "on an idle core the two agree).",
         "",
         "| measure | value |",
         "|---|---|",

@@ -77,6 +77,7 @@ Failure reasons (``REASONS``): a failure is never "the model chose not to call";
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -128,6 +129,8 @@ _RANK: Final = {
     "invalid_arguments_json": 4,
 }
 _CUT_SENSITIVE: Final = frozenset({"no_json", "invalid_json", "reasoning_unterminated"})
+_CALL_CHARACTER: Final = re.compile(r"[{\[(<]")
+"""Every dialect needs one of these (JSON, markup, tokens, Python calls)."""
 _REASONING_TAGS: Final = (
     ("<think>", "</think>"),
     ("<thinking>", "</thinking>"),
@@ -190,6 +193,8 @@ def _inside_json(prefix: str) -> bool:
 
 
 def _run_extractors(body: str, tools: Tools) -> ParseResult:
+    if _CALL_CHARACTER.search(body) is None:  # plain prose: no extractor can find anything
+        return _failure("no_json")
     best = "no_json"
     for name, extractor in EXTRACTORS:
         items = extractor(body, tools)
