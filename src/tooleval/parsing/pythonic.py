@@ -92,8 +92,13 @@ def looks_like_call(stripped: str) -> bool:
 
 
 def pythonic_items(text: str) -> list[Item]:
-    """The calls when ``text`` is nothing but Python calls (see module doc); else ``[]``."""
+    """The calls when ``text`` is nothing but Python calls (see module doc); else ``[]``.
+
+    Inline-code backticks around the calls (```` `weather(slug="bonn")` ````) are allowed.
+    """
     stripped = text.strip()
+    if stripped.startswith("`") and not stripped.startswith("```"):
+        stripped = stripped.strip("`").strip()
     if not looks_like_call(stripped):
         return []
     statements = parse_statements(stripped)
@@ -129,9 +134,9 @@ def _fence_bodies(text: str) -> list[str]:
 
 def _list_lines(text: str) -> list[str]:
     lines = (
-        line
+        line.strip().strip("`")
         for line in text.splitlines()
-        if line.lstrip().startswith("[") and line.rstrip().endswith("]") and "(" in line
+        if "(" in line and line.strip().strip("`").startswith("[")
     )
     return list(islice(lines, MAX_CANDIDATES))
 

@@ -33,6 +33,7 @@ _ATTRIBUTE: Final = (
 _INVOKE_HEADER: Final = re.compile(r"<invoke" + _ATTRIBUTE)
 _INVOKE_PARAMETER: Final = re.compile(r"<parameter" + _ATTRIBUTE)
 _INVOKE_WRAPPERS: Final = ("<minimax:tool_call>", "<function_calls>", "</invoke>")
+_GLM_WRAPPERS: Final = ("</tool_call>", "</think>")
 
 Pairs = list[tuple[str, str]]
 
@@ -145,8 +146,9 @@ def _glm_call(text: str, block: Block, tools: Tools) -> Item | None:
     head = (body if first_key < 0 else body[:first_key]).strip()
     if NAME.fullmatch(head) is None:
         return _glm4_call(body) if first_key < 0 else None
-    if first_key < 0:
-        return call_item(head, {}) if block.closed else None
+    if first_key < 0:  # a bare name: a call only where GLM puts one, not inside a sentence
+        placed = starts_call(text, block.opened, _GLM_WRAPPERS)
+        return call_item(head, {}) if block.closed and placed else None
     pairs = _glm_pairs(body[first_key:], block.closed)
     return pairs if isinstance(pairs, Broken) else _typed_call(head, pairs, tools)
 
