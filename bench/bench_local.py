@@ -29,15 +29,18 @@ COMMAND = "uv run python bench/bench_local.py"
 
 def suite_conversations() -> tuple[list[list[tuple[str, str]]], str]:
     """(role, content) conversations for every InfraNode item, and where they came from."""
-    from tooleval.prompting import build_messages
     from tooleval.suites.infranode import load_tasks, load_tools
+    from tooleval.suites.infranode.prompting import build_messages
 
     tools = load_tools()
     convs = []
     for task in load_tasks():
         messages = build_messages(task.question, tools)
         convs.append([(m.role, m.content or "") for m in messages])
-    return convs, "InfraNode suite via tooleval.prompting.build_messages (prompt mode)"
+    return (
+        convs,
+        "InfraNode suite via tooleval.suites.infranode.prompting.build_messages (prompt mode)",
+    )
 
 
 def peak_rss_mib() -> float:

@@ -1,13 +1,8 @@
-"""Shared helpers for the Cesium tests: minimal valid arguments and a scripted provider."""
+"""Shared helper for the Cesium tests: minimal valid arguments for any catalogue schema."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from typing import Any
-
-from tooleval.providers.base import ProviderError
-from tooleval.records import GenerationRequest, GenerationResponse, NativeToolCall, Usage
 
 
 def example_value(schema: dict[str, Any]) -> Any:
@@ -41,33 +36,3 @@ def example_value(schema: dict[str, Any]) -> Any:
             return "US"
         return "x" * max(schema.get("minLength", 1), 1)
     return {}
-
-
-class ScriptedProvider:
-    """A fake Provider answering from a script; records every request it got."""
-
-    name = "scripted"
-
-    def __init__(self, script: Sequence[GenerationResponse | ProviderError]) -> None:
-        self.script = list(script)
-        self.requests: list[GenerationRequest] = []
-
-    def generate(self, request: GenerationRequest) -> GenerationResponse:
-        self.requests.append(request)
-        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(item, ProviderError):
-            raise item
-        return item
-
-
-def calls(*pairs: tuple[str, Any]) -> GenerationResponse:
-    """A response with native calls; a str argument is sent verbatim (may be invalid JSON)."""
-    native = tuple(
-        NativeToolCall(name, args if isinstance(args, str) else json.dumps(args), f"c{i}")
-        for i, (name, args) in enumerate(pairs)
-    )
-    return GenerationResponse(text=None, tool_calls=native, usage=Usage(10, 5))
-
-
-def answer(text: str = "Done.") -> GenerationResponse:
-    return GenerationResponse(text=text, usage=Usage(10, 3))

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from tooleval.commands import episodes as episodes_command
-from tooleval.episodes import exec_match
-from tooleval.episodes.feedback import TRUNCATION_MARK, result_text, slim
-from tooleval.episodes.grounding import check_answer, evidence
+from tooleval.cli import main
 from tooleval.records import ToolCall
 from tooleval.suites.infranode import load_suite
 from tooleval.suites.infranode.client import make_transport
+from tooleval.suites.infranode.episodes.feedback import TRUNCATION_MARK, result_text, slim
+from tooleval.suites.infranode.episodes.grounding import check_answer, evidence
+from tooleval.suites.infranode.execmatch import exec_match
 
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
@@ -76,16 +75,14 @@ def test_command_writes_results(tmp_path: Path) -> None:
         {"text": "Weiß ich nicht genau."},
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    parser = argparse.ArgumentParser()
-    episodes_command.register(parser.add_subparsers())
     output = tmp_path / "out.json"
-    args = parser.parse_args(
+    code = main(
         ["episodes", "--backend", "fake", "--script", str(script), "--category",
          "slug_resolution", "--limit", "1", "--concurrency", "1", "--output", str(output)]
     )  # fmt: skip
-    assert args.func(args) == 0
+    assert code == 0
     document = json.loads(output.read_text(encoding="utf-8"))
-    assert document["format"] == "tooleval-episodes/1"
+    assert (document["format"], document["kind"]) == ("tooleval-results/2", "multi_turn")
     assert document["outcomes"] == {"ungrounded": 1}
     assert document["first_call"]["call_match"] == 1.0
     item = document["items"][0]
@@ -99,9 +96,10 @@ def test_command_writes_results(tmp_path: Path) -> None:
     ]
 
 
-def test_command_refuses_bad_rounds() -> None:
-    parser = argparse.ArgumentParser()
-    episodes_command.register(parser.add_subparsers())
-    args = parser.parse_args(["episodes", "--backend", "fake", "--max-rounds", "0"])
-    with pytest.raises(SystemExit, match="--max-rounds must be at least 1"):
-        args.func(args)
+def test_command_refuses_bad_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["episodes", "--backend", "fake", "--max-rounds", "0"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "tooleval episodes: argument --max-rounds: must be at least 1, got '0'"
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -11,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tooleval.commands import export as export_command
-from tooleval.episodes import EpisodeConfig, build_document, run_episodes
+from conftest import make_fake
+from tooleval.cli import main
 from tooleval.export import (
     InfraNodeEnv,
     episode_examples,
@@ -21,8 +20,9 @@ from tooleval.export import (
     rl_prompts,
     schema_errors,
 )
-from tooleval.providers.fake import FakeProvider, parse_reply
 from tooleval.records import ToolCall
+from tooleval.runner import run_conversations
+from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
 from tooleval.suites.infranode.client import make_transport
 
@@ -56,28 +56,26 @@ def test_schema_rejects_a_broken_example() -> None:
     assert any(e.startswith("messages/2:") for e in errors)
 
 
-def episode_document(final: str) -> dict[str, Any]:
+def episode_document(final: str, out: Path) -> dict[str, Any]:
     replies = [
         {"text": json.dumps({"name": "stations", "arguments": {"slug": "duesseldorf"}})},
         {"text": json.dumps({"name": "station_board_departures", "arguments": {"eva": "8000082"}})},
         {"text": final},
     ]
-    provider = FakeProvider([parse_reply(r) for r in replies])
-    config = EpisodeConfig(backend="fake", concurrency=1)
-    tasks = [TASKS["two_step-001"]]
-    records = run_episodes(config, provider, tasks, SUITE.tools, REPLICA)
-    return build_document(config, SUITE, tasks, records, "start", "end")
+    config = RunConfig(backend="fake", concurrency=1, task_ids=("two_step-001",), output=out)
+    return run_conversations(config, make_fake(*replies), suite=SUITE)
 
 
-def test_successful_episode_becomes_an_sft_example_with_final_answer() -> None:
-    document = json.loads(json.dumps(episode_document("Abfahrten ab Düsseldorf Flughafen: RE8.")))
+def test_successful_episode_becomes_an_sft_example_with_final_answer(tmp_path: Path) -> None:
+    final = "Abfahrten ab Düsseldorf Flughafen: RE8."
+    document = json.loads(json.dumps(episode_document(final, tmp_path / "a.json")))
     assert document["outcomes"] == {"success": 1}
     (example,) = episode_examples(SUITE, document, REPLICA)
     assert schema_errors("sft", example) == []
     roles = [m["role"] for m in example["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
     assert example["messages"][-1]["content"] == "Abfahrten ab Düsseldorf Flughafen: RE8."
-    failed = json.loads(json.dumps(episode_document("Es fahren 4711 Züge.")))
+    failed = json.loads(json.dumps(episode_document("Es fahren 4711 Züge.", tmp_path / "b.json")))
     assert list(episode_examples(SUITE, failed, REPLICA)) == []
 
 
@@ -104,26 +102,22 @@ def test_env_rewards_success_and_failure() -> None:
 
 
 def test_export_command_writes_valid_jsonl(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    export_command.register(parser.add_subparsers())
     for kind in ("sft", "rl"):
         output = tmp_path / f"{kind}.jsonl"
-        args = parser.parse_args(["export", "--format", kind, "--output", str(output)])
-        assert args.func(args) == 0
+        assert main(["export", "--format", kind, "--output", str(output)]) == 0
         lines = output.read_text(encoding="utf-8").splitlines()
         assert len(lines) == len(SUITE.tasks)
         assert all(schema_errors(kind, json.loads(line)) == [] for line in lines)
 
 
-def test_export_command_rejects_a_foreign_file(tmp_path: Path) -> None:
+def test_export_command_rejects_a_foreign_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bogus = tmp_path / "results.json"
     bogus.write_text('{"format": "tooleval-results/1"}', encoding="utf-8")
-    parser = argparse.ArgumentParser()
-    export_command.register(parser.add_subparsers())
-    args = parser.parse_args(
-        ["export", "--format", "sft", "--episodes", str(bogus), "--output", str(tmp_path / "x")]
-    )
-    assert args.func(args) == 2
+    argv = ["export", "--format", "sft", "--episodes", str(bogus), "--output", str(tmp_path / "x")]
+    assert main(argv) == 2
+    assert "not a tooleval episodes results file" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 

@@ -4,24 +4,16 @@ results file, the run table and the report."""
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import make_fake, make_mini_suite
 from tooleval.commands.run import results_table
 from tooleval.metrics import METRIC_NAMES, aggregate
 from tooleval.parsing import parse_response, parse_text
-from tooleval.records import (
-    GenerationRequest,
-    GenerationResponse,
-    ItemScore,
-    NativeToolCall,
-    Task,
-    ToolCall,
-    ToolSpec,
-)
+from tooleval.records import ItemScore, NativeToolCall, Task, ToolCall, ToolSpec
 from tooleval.report.analysis import summarize_run
 from tooleval.report.build import build_report
 from tooleval.report.loading import load_runs
@@ -29,7 +21,6 @@ from tooleval.report.tables import header, markdown, table_rows
 from tooleval.runner import RunConfig, run_suite
 from tooleval.runner.records import item_from_json
 from tooleval.scoring import format_ok, score_parse
-from tooleval.suites import Suite
 
 STATIONS = ToolSpec(
     "stations",
@@ -46,7 +37,7 @@ TASKS = tuple(
     )
     for n, slug in enumerate(("bonn", "kiel", "ulm", "jena"))
 )
-SUITE = Suite("mini", "1", (STATIONS,), TASKS, ("a",))
+SUITE = make_mini_suite(TASKS, (STATIONS,), ("a",))
 TASK = TASKS[0]
 GOLD_JSON = json.dumps(TASK.gold.to_json())
 
@@ -107,25 +98,13 @@ ANSWERS = {
 }
 
 
-class DialectModel:
-    """Answers each question in the dialect listed for its city."""
-
-    name = "dialects"
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-
-    def generate(self, request: GenerationRequest) -> GenerationResponse:
-        question = request.messages[-1].content or ""
-        city = next(c for c in ANSWERS if c in question)
-        return GenerationResponse(ANSWERS[city])
-
-
 @pytest.fixture(scope="module")
 def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A run whose model answers each city's question in the dialect listed for it."""
     folder = tmp_path_factory.mktemp("fmt")
     config = RunConfig(model="dialects", output=folder / "dialects.json", concurrency=1)
-    return run_suite(config, DialectModel(), suite=SUITE)
+    fake = make_fake(*({"match": city, "text": text} for city, text in ANSWERS.items()))
+    return run_suite(config, fake, suite=SUITE)
 
 
 def test_results_file_reports_format_ok_beside_parsed(document: dict[str, Any]) -> None:

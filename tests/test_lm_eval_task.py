@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,11 +17,11 @@ from tooleval.commands import lm_eval_import, lm_eval_path
 from tooleval.integrations.lm_eval import TASK_NAME, TASK_YAML, task_dir
 from tooleval.integrations.lm_eval import utils as hooks
 from tooleval.metrics import METRIC_NAMES, aggregate, metric_names
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task
 from tooleval.report.loading import read_run
 from tooleval.runner.results import RESULTS_FORMAT, load_results
 from tooleval.suites.infranode import CATEGORIES, SUITE_VERSION, load_tasks, load_tools
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import task_to_json
 
 STAMP = "2026-11-30T10-00-00.000001"
@@ -345,3 +347,16 @@ def test_import_refuses_another_suite_version(
 def test_item_scores_match_the_scorer() -> None:
     task = load_tasks()[0]
     assert hooks.score_output(task, gold_text(task)) == ItemScore(1, 1, 1, 1, format_ok=1)
+
+
+def test_the_lm_eval_hooks_import_with_the_standard_library_alone() -> None:
+    """lm-eval imports ``utils.py`` in its own environment, where tooleval is installed without
+    its dependencies: no third-party module may be imported on the way."""
+    code = (
+        "import sys; import tooleval.integrations.lm_eval.utils as u; u.task_docs(); "
+        "third = {'httpx', 'numpy', 'jsonschema', 'openai', 'anthropic', 'google', 'rich', "
+        "'mcp', 'matplotlib', 'gguf', 'tokenizers'}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in third))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"

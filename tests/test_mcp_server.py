@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 TIMEOUT_S = 60
-SERVER = [sys.executable, "-m", "tooleval.mcp_server"]
+SERVER = [sys.executable, "-m", "tooleval.cli", "mcp"]
 CALLS: dict[str, dict[str, Any]] = {
     "list_cities": {},
     "get_city_overview": {"slug": "bonn"},

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import make_mini_suite
 from tooleval.commands import measure as measure_command
 from tooleval.measure import (
     NamedTokenizer,
@@ -24,9 +25,9 @@ from tooleval.measure import (
 )
 from tooleval.measure.cost import mean_output_tokens
 from tooleval.measure.prompts import ItemPrompt
-from tooleval.prompting import system_prompt
 from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.suites import Suite
+from tooleval.suites.infranode.prompting import system_prompt
 
 WORDS = NamedTokenizer("whitespace", WhitespaceTokenizer())
 TOOLS = (ToolSpec("weather", "Das Wetter", {"type": "object", "properties": {}}),)
@@ -37,7 +38,7 @@ def mini_suite() -> Suite:
         Task(f"t-{i}", "c", f"Wie ist das Wetter in Stadt{i}?", ToolCall("weather", {}), "1")
         for i in range(3)
     )
-    return Suite("mini", "1", TOOLS, tasks, ("c",))
+    return make_mini_suite(tasks, TOOLS, ("c",))
 
 
 def fixed_prompts(prefix_tokens: int = 100, body_tokens: int = 10, n: int = 10) -> PromptSet:

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tooleval.cli import main
 from tooleval.providers._shared import (
     error_for_status,
     is_quota_exhausted,
-    parse_reasoning,
     parse_retry_after,
     redact,
 )
 from tooleval.providers.base import ErrorClass
+from tooleval.providers.openai_compat import OpenAICompatProvider
 from tooleval.providers.presets import (
     OPENAI_COMPATIBLE,
     PRESETS,
     get_preset,
     key_for,
     origin,
+    preset_for_host,
     preset_url,
 )
+from tooleval.providers.reasoning import parse_reasoning
 
 KEY = "sk-SENTINEL-preset-0123456789"
 
@@ -31,6 +36,7 @@ def test_every_openai_compatible_preset_is_listed() -> None:
         "deepseek",
         "cloudflare",
         "openrouter",
+        "workers-ai",
         "vllm",
         "sglang",
         "ollama",
@@ -179,3 +185,31 @@ def test_error_messages_are_redacted() -> None:
 def test_reasoning_values(value: str | None, budget: int | None, effort: str | None) -> None:
     setting = parse_reasoning(value)
     assert (setting.as_budget(), setting.as_effort()) == (budget, effort)
+
+
+HF_URL = "https://router.huggingface.co/v1"
+
+
+def test_a_known_provider_host_picks_its_preset() -> None:
+    hf = preset_for_host(HF_URL)
+    assert hf is not None and hf.name == "hf"
+    assert preset_for_host("http://localhost:8000/v1") is None  # local servers are not guessed
+    assert preset_for_host("https://example.com/v1") is None
+    client = OpenAICompatProvider("m", base_url=HF_URL, env={"HF_TOKEN": "hf_token_value"})
+    assert client.preset is not None and client.preset.name == "hf"
+    assert key_for(client.preset, HF_URL, {"HF_TOKEN": "hf_token_value"}) == "hf_token_value"
+
+
+def test_the_seed_command_without_its_key_says_which_variable_to_set(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The original guide's literal ``--base-url https://router.huggingface.co/v1``: no key set
+    is a clear error before any request, not a run of 401s."""
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    argv = ["run", "--backend", "openai", "--base-url", HF_URL, "--model", "m",
+            "--output", str(tmp_path / "r.json")]  # fmt: skip
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        "tooleval run: preset 'hf' needs a key: set HF_TOKEN"
+    )
+    assert not (tmp_path / "r.json").exists()

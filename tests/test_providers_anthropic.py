@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from servers import Reply, closed_port
+from servers import Reply
 from servers import anthropic_server as srv
 from tooleval.providers.anthropic import (
     AnthropicProvider,
@@ -168,60 +168,3 @@ def test_prompt_mode_round_trip_sends_the_key_in_one_auth_header() -> None:
     assert carrying in (["authorization"], ["x-api-key"])
     assert received.header("anthropic-version") is not None
     assert received.body == build_anthropic_body(PROMPT, "test-model")
-
-
-def test_native_mode_round_trip_returns_tool_calls() -> None:
-    with srv.serve(srv.tool_use(("get_weather", {"city": "Köln"}))) as server:
-        response = provider(server.base_url).generate(NATIVE)
-    assert response.tool_calls == (NativeToolCall("get_weather", '{"city": "Köln"}', "toolu_0"),)
-    assert server.received[0].body["tools"][0]["name"] == "get_weather"
-
-
-def test_non_object_tool_input_is_passed_on_as_json_text() -> None:
-    with srv.serve(srv.bad_tool_arguments()) as server:
-        response = provider(server.base_url).generate(NATIVE)
-    assert response.tool_calls[0].arguments == '"Berlin"'
-
-
-def test_rate_limit_keeps_retry_after() -> None:
-    error = failure(srv.rate_limited("12"))
-    assert (error.error_class, error.retry_after) == (ErrorClass.RATE_LIMITED, 12.0)
-
-
-@pytest.mark.parametrize(
-    ("reply", "error_class"),
-    [
-        (srv.rate_limited(), ErrorClass.RATE_LIMITED),
-        (srv.quota_exhausted(), ErrorClass.QUOTA_EXHAUSTED),
-        (srv.server_error(500), ErrorClass.SERVER_ERROR),
-        (srv.server_error(529), ErrorClass.SERVER_ERROR),
-        (srv.error(401, "authentication_error", "invalid x-api-key"), ErrorClass.CLIENT_ERROR),
-        (srv.malformed(), ErrorClass.INVALID_BODY),
-        (srv.truncated_body(), ErrorClass.INVALID_BODY),
-        (srv.empty_content(), ErrorClass.EMPTY_CHOICES),
-        (srv.thinking_only(), ErrorClass.REASONING_TRUNCATED),
-        (Reply(disconnect=True), ErrorClass.CONNECTION),
-    ],
-)
-def test_http_failures_map_to_error_classes(reply: Reply, error_class: ErrorClass) -> None:
-    assert failure(reply).error_class is error_class
-
-
-def test_slow_server_times_out() -> None:
-    assert failure(srv.slow(10.0), timeout_s=0.3).error_class is ErrorClass.TIMEOUT
-
-
-def test_refused_connection() -> None:
-    with pytest.raises(ProviderError) as info:
-        provider(f"http://127.0.0.1:{closed_port()}").generate(PROMPT)
-    assert info.value.error_class is ErrorClass.CONNECTION
-
-
-def test_default_key_is_not_used_for_another_host() -> None:
-    with pytest.raises(ValueError, match="--api-key-env"):
-        AnthropicProvider("m", base_url="http://127.0.0.1:9", env={"ANTHROPIC_API_KEY": KEY})
-
-
-def test_key_never_appears_in_repr() -> None:
-    client = AnthropicProvider("m", env={"ANTHROPIC_API_KEY": KEY})
-    assert KEY not in repr(client) and KEY not in str(client)

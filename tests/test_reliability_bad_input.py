@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from reliability.forkrun import ForkServer
 from tooleval.cli import main
-from tooleval.jsonl import JsonlError, iter_jsonl
+from tooleval.fileio import JsonlError, iter_jsonl
 from tooleval.runner.journal import journal_path
 from tooleval.runner.results import load_results
 from tooleval.suites import load_suite, tool_specs_from_json
@@ -118,7 +118,7 @@ def test_jsonl_files_name_file_and_line(tmp_path: Path, raw: bytes, expected: st
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [('{\n  "format": \n', ":3: not valid JSON"), ('{"format": "other"}', "not a tooleval")],
+    [('{\n  "format": \n', ":3: invalid JSON"), ('{"format": "other"}', "not a tooleval")],
 )
 def test_a_malformed_results_file_is_named(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "r.json"
@@ -204,7 +204,7 @@ def test_a_count_below_one_is_bad_input(
     with pytest.raises(SystemExit) as exit_:
         run("--backend", "fake", flag, "0", "--output", str(tmp_path / "o.json"))
     assert exit_.value.code == 2
-    assert f"{flag} must be at least 1" in capsys.readouterr().err
+    assert f"argument {flag}: must be at least 1" in capsys.readouterr().err
 
 
 def test_an_output_path_through_a_file_is_a_clear_error(
@@ -264,7 +264,7 @@ def test_resuming_from_a_corrupt_results_file_names_it(
     out = tmp_path / "r.json"
     out.write_text('{"format": "tooleval-results/1", "items": [')
     assert fake_run(script, out, "--limit", "3", "--resume") == 2
-    assert f"{out}:1: not valid JSON" in one_clear_line(capsys.readouterr().err)
+    assert f"{out}:1: invalid JSON" in one_clear_line(capsys.readouterr().err)
 
 
 def no_space_after(calls: int) -> Callable[[int], None]:

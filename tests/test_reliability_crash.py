@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from reliability.forkrun import Child, ForkServer, wait_for
-from reliability.gold_server import Fault, GoldServer
+from servers.gold_server import Fault, GoldServer
 from tooleval.runner.journal import journal_path
 
 LIMIT = 48

@@ -17,15 +17,17 @@ from typing import Any
 
 import pytest
 
-from reliability.gold_server import Fault, GoldServer, completion
 from servers.base import closed_port
+from servers.gold_server import Fault, GoldServer, completion
 from tooleval.cli import main
 from tooleval.providers.openai_compat import OpenAICompatProvider
-from tooleval.runner.execute import Executor
+from tooleval.runner.dispatch import Dispatcher
+from tooleval.runner.item import ItemSession
 from tooleval.runner.records import ItemRecord, RunConfig
+from tooleval.runner.requests import RunControl
 from tooleval.suites import Suite, load_suite
 
-SUITE: Suite = load_suite("infranode")
+SUITE: Suite[Any] = load_suite("infranode")
 GOLD = SUITE.tasks[0]
 GOLD_TEXT = json.dumps(GOLD.gold.to_json())
 
@@ -108,19 +110,18 @@ def server() -> Iterator[GoldServer]:
 
 
 def ask_once(server: GoldServer, case: Case, failures: int) -> tuple[ItemRecord, list[float]]:
-    """One item through the real provider and executor; the first ``failures`` requests fail.
-    Backoff waits are recorded, not slept."""
+    """One item through the real provider, request path and dispatcher; the first
+    ``failures`` requests fail. Backoff waits are recorded, not slept."""
     server.fault = lambda number, _: case.fault if number <= failures else None
     url = server.base_url if case.fault is not None else f"http://127.0.0.1:{closed_port()}/v1"
     provider = OpenAICompatProvider("gold", base_url=url, timeout_s=0.5)
-    records: list[ItemRecord] = []
     waits: list[float] = []
     config = RunConfig(model="gold", concurrency=1, max_retries=MAX_RETRIES)
-    stop = Executor(provider, SUITE.tools, config, records.append, sleep=waits.append).run(
-        [(GOLD, 0)]
-    )
-    assert stop is None and len(records) == 1
-    return records[0], waits
+    control = RunControl(config.policy, wait=lambda seconds: waits.append(seconds) is not None)
+    session = ItemSession(GOLD, 0, SUITE, config)
+    stop = Dispatcher(provider, control, lambda finished: None).run([session])
+    assert stop is None and session.record is not None
+    return session.record, waits
 
 
 @pytest.mark.parametrize("name", list(CASES))

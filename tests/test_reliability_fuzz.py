@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tooleval.fileio import dumps as json_text
 from tooleval.parsing import MAX_DEPTH, MAX_TEXT_CHARS, parse_response, parse_text
 from tooleval.providers.anthropic import parse_anthropic_body
 from tooleval.providers.base import ProviderError
@@ -26,7 +27,7 @@ from tooleval.providers.gemini import parse_gemini_body
 from tooleval.providers.openai_compat import parse_openai_body
 from tooleval.records import GenerationResponse, NativeToolCall, Task, ToolCall
 from tooleval.runner.item import record_from_response
-from tooleval.runner.records import item_from_json, json_text
+from tooleval.runner.records import item_from_json
 from tooleval.scoring import score_call, score_parse
 from tooleval.suites import load_suite
 

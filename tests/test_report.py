@@ -11,20 +11,18 @@ import json
 import os
 import struct
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 os.environ.setdefault("MPLCONFIGDIR", str(Path(tempfile.gettempdir()) / "tooleval-mpl"))
 
+from conftest import make_fake, make_mini_suite
 from tooleval.commands import report as report_command
-from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import (
-    GenerationRequest,
     GenerationResponse,
-    NativeToolCall,
     Task,
     ToolCall,
     ToolSpec,
@@ -57,7 +55,7 @@ WEATHER_CITIES = ("berlin", "koeln", "bonn", "kiel", "ulm", "jena")
 DATA_CITIES = ("essen", "halle", "mainz", "trier")
 
 
-def make_suite() -> Suite:
+def make_suite() -> Suite[Task]:
     weather = [
         Task(f"w-{c}", "routing", f"Wetter in {c}?", ToolCall("weather", {"slug": c}), "1")
         for c in WEATHER_CITIES
@@ -72,7 +70,7 @@ def make_suite() -> Suite:
         )
         for c in DATA_CITIES
     ]
-    return Suite("mini", "1", TOOLS, (*weather, *data), ("routing", "not_covered"))
+    return make_mini_suite((*weather, *data), TOOLS, ("routing", "not_covered"))
 
 
 SUITE = make_suite()
@@ -80,26 +78,25 @@ GOLD = {t.question: t.gold for t in SUITE.tasks}
 Answer = Callable[[str], ToolCall | None]
 
 
-class ScriptedModel:
-    """Answers each question with ``answer(question)``: as JSON text, or natively."""
-
-    name = "scripted"
-
-    def __init__(self, answer: Answer, native: bool = False, fail: frozenset[str] = frozenset()):
-        self.answer, self.native, self.fail = answer, native, fail
-        self.lock = threading.Lock()
-
-    def generate(self, request: GenerationRequest) -> GenerationResponse:
-        question = request.messages[-1].content or ""
-        if any(city in question for city in self.fail):
-            raise ProviderError(ErrorClass.QUOTA_EXHAUSTED, "quota spent")
-        call = self.answer(question)
-        if call is None:
-            return GenerationResponse("Dazu habe ich keine Daten.")
-        if self.native:
-            args = json.dumps(dict(call.arguments))
-            return GenerationResponse(None, (NativeToolCall(call.name, args, "c1"),))
-        return GenerationResponse(json.dumps({"name": call.name, "arguments": call.arguments}))
+def model(answer: Answer, native: bool = False, fail: frozenset[str] = frozenset()) -> Any:
+    """The fake answering each question with ``answer(question)`` (JSON text or natively);
+    questions about a city in ``fail`` get a spent quota."""
+    replies: list[dict[str, Any]] = []
+    for question in GOLD:
+        reply: dict[str, Any] = {"match": question}
+        call = answer(question)
+        if any(city in question for city in fail):
+            reply["error"] = "quota_exhausted"
+        elif call is None:
+            reply["text"] = "Dazu habe ich keine Daten."
+        elif native:
+            reply["tool_calls"] = [
+                {"name": call.name, "arguments": dict(call.arguments), "id": "c1"}
+            ]
+        else:
+            reply["text"] = json.dumps({"name": call.name, "arguments": call.arguments})
+        replies.append(reply)
+    return make_fake(*replies)
 
 
 def gold(question: str) -> ToolCall:
@@ -121,25 +118,25 @@ def sloppy(question: str) -> ToolCall | None:
     return call
 
 
-def run(tmp: Path, name: str, provider: ScriptedModel, **cfg: object) -> None:
+def run(tmp: Path, name: str, provider: Any, **cfg: object) -> None:
     values: dict[str, object] = {"model": name, "output": tmp / f"{name}.json", "concurrency": 2}
     values.update(cfg)
     run_suite(RunConfig(**values), provider, suite=SUITE)  # type: ignore[arg-type]
 
 
-def lookup(name: str) -> Suite | None:
+def lookup(name: str) -> Suite[Task] | None:
     return SUITE if name == "mini" else None
 
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("results")
-    run(tmp, "gold", ScriptedModel(gold))
-    run(tmp, "sloppy", ScriptedModel(sloppy))
-    run(tmp, "gold-native", ScriptedModel(gold, native=True), mode="native", model="gold")
-    quota = ScriptedModel(gold, fail=frozenset({"kiel", "ulm", "mainz"}))
+    run(tmp, "gold", model(gold))
+    run(tmp, "sloppy", model(sloppy))
+    run(tmp, "gold-native", model(gold, native=True), mode="native", model="gold")
+    quota = model(gold, fail=frozenset({"kiel", "ulm", "mainz"}))
     run(tmp, "quota", quota, max_retries=0)
-    run(tmp, "twice", ScriptedModel(sloppy), repeats=2)
+    run(tmp, "twice", model(sloppy), repeats=2)
     (tmp / "notes.json").write_text('{"hello": 1}')
     return tmp
 
@@ -246,7 +243,7 @@ def test_incomplete_run_keeps_answered_only_rate(results_dir: Path) -> None:
 
 
 def test_category_counts_come_from_the_suite_when_items_are_missing(tmp_path: Path) -> None:
-    run(tmp_path, "capped", ScriptedModel(gold), max_requests=3, concurrency=1)
+    run(tmp_path, "capped", model(gold), max_requests=3, concurrency=1)
     with_suite = load_runs([tmp_path], lookup).runs[0]
     assert with_suite.planned_by_category == {"routing": 6, "not_covered": 4}
     assert with_suite.planned_by_category_exact
@@ -303,7 +300,7 @@ def test_not_covered_behaviour_is_classified(results_dir: Path) -> None:
 
 
 def test_a_limited_run_without_not_covered_items_has_no_behaviour_row(tmp_path: Path) -> None:
-    run(tmp_path, "first-six", ScriptedModel(gold), limit=6)  # routing tasks only
+    run(tmp_path, "first-six", model(gold), limit=6)  # routing tasks only
     report = build_report(load_runs([tmp_path], lookup))
     assert report.not_covered == ()
     assert report.summaries[0].rates["call_match_not_covered"].value is None
@@ -421,3 +418,77 @@ def test_command_fails_clearly_on_a_broken_file(
     assert call_command(str(tmp_path), "--no-files") == 2
     assert "bad.json" in capsys.readouterr().err
     assert call_command(str(tmp_path / "missing")) == 2
+
+
+# --- multi-turn runs beside single-call runs ----------------------------------------------
+
+
+OLD_CESIUM_REPORT = {
+    "createdAt": "2026-08-01T10:00:00+00:00",
+    "suite": "cesium",
+    "suiteVersion": "1.0.0",
+    "settings": {"model": "old-model", "backend": "openai", "repeats": 1, "maxRounds": 4},
+    "requestCount": 3,
+    "summary": {"scenarioPassRate": 0.5, "providerErrorRate": 0.5, "averageRounds": 1.0},
+    "results": [
+        {"id": "layer-basemap-en", "locale": "en", "repetition": 1, "outcome": "completed",
+         "passed": True, "rounds": 2, "calls": [], "transcript": []},
+        {"id": "camera-orbit-en", "locale": "en", "repetition": 1, "outcome": "provider_error",
+         "passed": False, "error": "server_error: boom", "rounds": 0},
+    ],
+}  # fmt: skip
+
+
+def cesium_results(folder: Path) -> Path:
+    from tooleval.runner import run_conversations
+    from tooleval.suites import load_suite
+
+    out = folder / "scenarios.json"
+    config = RunConfig(
+        suite="cesium", backend="fake", model="scenario-model", mode="native", concurrency=1,
+        task_ids=("layer-basemap-en", "camera-orbit-en"), output=out,
+    )  # fmt: skip
+    fake = make_fake(
+        {"tool_calls": [{"name": "setBasemap", "arguments": {"basemap": "satellite"}}]},
+        {"text": "Done."},
+        {"text": "I cannot orbit."},
+    )
+    run_conversations(config, fake, suite=load_suite("cesium"))
+    return out
+
+
+def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
+    results_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name in ("gold.json", "sloppy.json"):
+        (folder / name).write_bytes((results_dir / name).read_bytes())
+    cesium_results(folder)
+    (folder / "old-cesium.json").write_text(json.dumps(OLD_CESIUM_REPORT), encoding="utf-8")
+    loaded = load_runs([folder], lookup)
+    assert sorted(r.run_id for r in loaded.runs) == ["gold", "sloppy"]
+    assert sorted(c.run_id for c in loaded.conversations) == ["old-cesium", "scenarios"]
+    report = build_report(loaded)
+    new = next(c for c in report.conversations if c.run.run_id == "scenarios")
+    assert (new.success.k, new.success.n) == (1, 2)
+    assert new.run.original_metrics is not None
+    assert new.run.original_metrics["scenarioPassRate"] == 0.5
+    old = next(c for c in report.conversations if c.run.run_id == "old-cesium")
+    assert old.run.original_metrics is not None
+    assert old.run.original_metrics["providerErrorRate"] == 0.5 and old.success.n == 1
+    text = markdown(report)
+    assert "## Multi-turn runs" in text and "### Original harness metrics" in text
+    assert "scenarioPassRate" in text and "scenario-model" in text
+    document = report_json(report)
+    assert {r["run_id"] for r in document["multi_turn_runs"]} == {"old-cesium", "scenarios"}
+    written = write_report(report, tmp_path / "out")
+    assert {p.name for p in written} >= {"report.md", "report.json", "report.html"}
+
+
+def test_a_report_of_multi_turn_runs_only(tmp_path: Path) -> None:
+    cesium_results(tmp_path)
+    report = build_report(load_runs([tmp_path], lookup))
+    assert report.summaries == () and len(report.conversations) == 1
+    names = {p.name for p in write_report(report, tmp_path / "out")}
+    assert "report.md" in names and not any(n.endswith(".png") for n in names)

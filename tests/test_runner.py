@@ -1,66 +1,38 @@
-"""The direct runner with a scripted in-process provider: results, errors, resume, repeats."""
+"""The direct runner with the scripted fake: results, errors, resume, repeats, pacing."""
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.records import GenerationRequest, GenerationResponse, Task, ToolCall, ToolSpec
+from conftest import MINI_CITIES, make_fake, make_mini_suite
+from tooleval.providers.fake import FakeProvider
 from tooleval.runner import ResumeError, RunConfig, run_suite
 from tooleval.runner.journal import journal_path, read_journal
 from tooleval.runner.pacing import SPACING_MARGIN, RateLimiter, backoff_delay
 from tooleval.suites import Suite
 
-TOOLS = (
-    ToolSpec("weather", "Wetter", {"type": "object", "properties": {"slug": {"type": "string"}}}),
-    ToolSpec("air_quality", "Luft", {"type": "object", "properties": {"slug": {"type": "string"}}}),
-)
-CITIES = ("berlin", "koeln", "bonn", "kiel", "ulm", "jena")
+
+def gold(city: str) -> dict[str, Any]:
+    call = {"name": "weather", "arguments": {"slug": city}}
+    return {"match": f"Wetter in {city}?", "text": json.dumps(call)}
 
 
-def make_suite() -> Suite:
-    tasks = tuple(
-        Task(
-            f"t-{i}",
-            "a" if i % 2 else "b",
-            f"Wetter in {slug}?",
-            ToolCall("weather", {"slug": slug}),
-            "1",
-        )
-        for i, slug in enumerate(CITIES)
-    )
-    return Suite("mini", "1", TOOLS, tasks, ("a", "b"))
+def provider(*before: dict[str, Any], **per_city: list[dict[str, Any]]) -> FakeProvider:
+    """Gold answers for every city; ``per_city`` replies come first for that city (in order)."""
+    replies: list[dict[str, Any]] = list(before)
+    for city in MINI_CITIES:
+        replies += [{"match": f"Wetter in {city}?", **r} for r in per_city.get(city, [])]
+        replies.append(gold(city))
+    return make_fake(*replies)
 
 
-Reply = Callable[[str, int], GenerationResponse]
-
-
-class ScriptedProvider:
-    """Answers by question: a reply function of (question, call number) or an error."""
-
-    name = "scripted"
-
-    def __init__(self, reply: Reply) -> None:
-        self.reply = reply
-        self.calls: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def generate(self, request: GenerationRequest) -> GenerationResponse:
-        question = request.messages[-1].content or ""
-        with self.lock:
-            self.calls[question] = self.calls.get(question, 0) + 1
-            number = self.calls[question]
-        return self.reply(question, number)
-
-
-def gold_reply(question: str, _: int) -> GenerationResponse:
-    slug = question.split(" ")[-1].rstrip("?")
-    return GenerationResponse(json.dumps({"name": "weather", "arguments": {"slug": slug}}))
+def asked(fake: FakeProvider) -> Counter[str]:
+    return Counter(r.messages[-1].content or "" for r in fake.requests)
 
 
 def config(tmp_path: Path, **overrides: object) -> RunConfig:
@@ -70,9 +42,9 @@ def config(tmp_path: Path, **overrides: object) -> RunConfig:
 
 
 def test_complete_run_writes_results_and_journal(tmp_path: Path) -> None:
-    doc = run_suite(config(tmp_path), ScriptedProvider(gold_reply), suite=make_suite())
-    assert doc["complete"] is True
-    assert doc["metrics"]["call_match"] == 1.0
+    doc = run_suite(config(tmp_path), provider(), suite=make_mini_suite())
+    assert doc["complete"] is True and doc["format"] == "tooleval-results/2"
+    assert doc["kind"] == "single_call" and doc["metrics"]["call_match"] == 1.0
     assert doc["metrics"] == doc["metrics_answered"]
     written = json.loads((tmp_path / "m.json").read_text())
     assert [i["task_id"] for i in written["items"]] == [f"t-{i}" for i in range(6)]
@@ -80,50 +52,35 @@ def test_complete_run_writes_results_and_journal(tmp_path: Path) -> None:
     assert header["suite"] == "mini" and len(records) == 6
 
 
-def failing_on(bad: set[str], error: ErrorClass) -> Reply:
-    def reply(question: str, number: int) -> GenerationResponse:
-        if any(city in question for city in bad):
-            raise ProviderError(error, f"{error} for {question}")
-        return gold_reply(question, number)
-
-    return reply
-
-
 def test_provider_errors_are_counted_not_scored(tmp_path: Path) -> None:
-    provider = ScriptedProvider(failing_on({"kiel"}, ErrorClass.QUOTA_EXHAUSTED))
-    doc = run_suite(config(tmp_path), provider, suite=make_suite())
+    fake = provider(kiel=[{"error": "quota_exhausted"}] * 5)
+    doc = run_suite(config(tmp_path), fake, suite=make_mini_suite())
     assert doc["complete"] is False
     assert doc["errors_by_class"] == {"quota_exhausted": 1}
     assert doc["metrics_answered"]["call_match"] == 1.0
     assert doc["metrics"]["call_match"] == pytest.approx(5 / 6)
-    assert provider.calls["Wetter in kiel?"] == 1  # quota errors are not retried
+    assert asked(fake)["Wetter in kiel?"] == 1  # quota errors are not retried
 
 
 def test_retryable_errors_are_retried_with_retry_after(tmp_path: Path) -> None:
-    def reply(question: str, number: int) -> GenerationResponse:
-        if "ulm" in question and number < 3:
-            raise ProviderError(ErrorClass.RATE_LIMITED, "slow down", status=429, retry_after=0.01)
-        return gold_reply(question, number)
-
-    provider = ScriptedProvider(reply)
-    doc = run_suite(config(tmp_path), provider, suite=make_suite())
+    limited = {"error": "rate_limited", "retry_after": 0.01}
+    doc = run_suite(config(tmp_path), provider(ulm=[limited, limited]), suite=make_mini_suite())
     assert doc["complete"] is True
     ulm = next(i for i in doc["items"] if i["task_id"] == "t-4")
     assert ulm["attempts"] == 3
 
 
+def broken(*cities: str) -> FakeProvider:
+    return provider(**{c: [{"error": "server_error"}] * 9 for c in cities})
+
+
 def test_stop_after_errors_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
-    suite = make_suite()
-    reference = run_suite(
-        config(tmp_path / "ref", concurrency=1), ScriptedProvider(gold_reply), suite=suite
-    )
-    broken = ScriptedProvider(failing_on({"bonn", "kiel", "ulm"}, ErrorClass.SERVER_ERROR))
+    suite = make_mini_suite()
+    reference = run_suite(config(tmp_path / "ref", concurrency=1), provider(), suite=suite)
     cfg = config(tmp_path, concurrency=1, stop_after_errors=2, max_retries=0)
-    first = run_suite(cfg, broken, suite=suite)
+    first = run_suite(cfg, broken("bonn", "kiel", "ulm"), suite=suite)
     assert first["complete"] is False and first["stop_reason"].startswith("stop_after_errors")
-    resumed = run_suite(
-        config(tmp_path, concurrency=1, resume=True), ScriptedProvider(gold_reply), suite=suite
-    )
+    resumed = run_suite(config(tmp_path, concurrency=1, resume=True), provider(), suite=suite)
     assert resumed["complete"] is True
     strip = ("latency_s",)
     items = [{k: v for k, v in i.items() if k not in strip} for i in resumed["items"]]
@@ -133,52 +90,42 @@ def test_stop_after_errors_then_resume_equals_uninterrupted(tmp_path: Path) -> N
 
 
 def test_existing_journal_without_resume_is_refused(tmp_path: Path) -> None:
-    run_suite(config(tmp_path, limit=2), ScriptedProvider(gold_reply), suite=make_suite())
+    run_suite(config(tmp_path, limit=2), provider(), suite=make_mini_suite())
     with pytest.raises(ResumeError, match="--resume"):
-        run_suite(config(tmp_path, limit=2), ScriptedProvider(gold_reply), suite=make_suite())
+        run_suite(config(tmp_path, limit=2), provider(), suite=make_mini_suite())
 
 
 def test_torn_journal_tail_is_ignored_on_resume(tmp_path: Path) -> None:
-    suite = make_suite()
-    run_suite(config(tmp_path), ScriptedProvider(gold_reply), suite=suite)
+    suite = make_mini_suite()
+    run_suite(config(tmp_path, concurrency=1), provider(), suite=suite)
     jpath = journal_path(tmp_path / "m.json")
     lines = jpath.read_text().splitlines(keepends=True)
     jpath.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
-    provider = ScriptedProvider(gold_reply)
-    doc = run_suite(config(tmp_path, resume=True), provider, suite=suite)
+    fake = provider()
+    doc = run_suite(config(tmp_path, resume=True), fake, suite=suite)
     assert doc["complete"] is True
-    assert sum(provider.calls.values()) == 3  # items 4..6 re-asked, first three kept
+    assert sum(asked(fake).values()) == 3  # items 4..6 re-asked, first three kept
 
 
 def test_max_requests_stops_cleanly(tmp_path: Path) -> None:
     doc = run_suite(
-        config(tmp_path, concurrency=1, max_requests=4),
-        ScriptedProvider(gold_reply),
-        suite=make_suite(),
+        config(tmp_path, concurrency=1, max_requests=4), provider(), suite=make_mini_suite()
     )
     assert doc["counts"]["answered"] == 4 and doc["complete"] is False
     assert doc["stop_reason"].startswith("max_requests")
 
 
 def test_repeats_keep_items_and_report_pass_hat_k(tmp_path: Path) -> None:
-    def flaky(question: str, number: int) -> GenerationResponse:
-        if "berlin" in question and number == 2:
-            return GenerationResponse("Keine Ahnung.")
-        return gold_reply(question, number)
-
-    doc = run_suite(
-        config(tmp_path, repeats=2, concurrency=1), ScriptedProvider(flaky), suite=make_suite()
-    )
+    flaky = provider(berlin=[gold("berlin"), {"text": "Keine Ahnung."}])
+    doc = run_suite(config(tmp_path, repeats=2, concurrency=1), flaky, suite=make_mini_suite())
     assert len(doc["items"]) == 12
     assert doc["metrics"]["call_match"] == pytest.approx(11 / 12)
-    assert doc["pass_hat_k"] == {"k": 2, "value": pytest.approx(5 / 6)}
+    assert doc["pass_hat_k"] == {"k": 2, "metric": "call_match", "value": pytest.approx(5 / 6)}
 
 
 def test_output_cut_inside_reasoning_is_classified_not_scored(tmp_path: Path) -> None:
-    def thinking(question: str, number: int) -> GenerationResponse:
-        return GenerationResponse("<think>Hmm, welche Stadt", finish_reason="length")
-
-    doc = run_suite(config(tmp_path, limit=2), ScriptedProvider(thinking), suite=make_suite())
+    thinking = make_fake({"text": "<think>Hmm, welche Stadt", "finish_reason": "length"})
+    doc = run_suite(config(tmp_path, limit=2), thinking, suite=make_mini_suite())
     assert doc["errors_by_class"] == {"reasoning_truncated": 2}
     assert doc["metrics_answered"]["call_match"] is None
 
@@ -219,24 +166,25 @@ def test_exec_match_reports_executable_but_not_canonical_calls(tmp_path: Path) -
 
     suite = load_suite("infranode")
     slug_tasks = [t for t in suite.tasks if t.category == "slug_resolution"][:3]
-    names = {t.question: t for t in slug_tasks}
     sub = Suite(
         suite.name,
         suite.version,
         suite.tools,
         tuple(slug_tasks),
         suite.categories,
+        suite.messages,
+        suite.scorer,
         suite.exec_match,
     )
 
-    def german_name(question: str, _: int) -> GenerationResponse:
-        task = names[question]
+    def german_name(task: Any) -> dict[str, Any]:
         slug = task.gold.arguments["slug"]
         spoken = {"muenchen": "München", "koeln": "Köln"}.get(slug, slug.upper())
         call = {"name": task.gold.name, "arguments": {"slug": spoken}}
-        return GenerationResponse(json.dumps(call, ensure_ascii=False))
+        return {"match": task.question, "text": json.dumps(call, ensure_ascii=False)}
 
-    doc = run_suite(config(tmp_path), ScriptedProvider(german_name), suite=sub)
+    fake = make_fake(*(german_name(t) for t in slug_tasks))
+    doc = run_suite(config(tmp_path), fake, suite=sub)
     assert doc["metrics"]["call_match"] == 0.0
     assert [i["exec_match"] for i in doc["items"]] == [1, 1, 1]
     assert doc["exec_match"] == {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shlex
 import sys
@@ -56,11 +55,8 @@ def test_a_command_that_is_not_a_server_is_bad_input(capsys: pytest.CaptureFixtu
     assert "could not list tools" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("tooleval.mcp_server") is None, reason="no InfraNode MCP server"
-)
 def test_infranode_mcp_server_passes_the_gate(capsys: pytest.CaptureFixture[str]) -> None:
-    server = shlex.join([sys.executable, "-m", "tooleval.mcp_server"])
+    server = shlex.join([sys.executable, "-m", "tooleval.cli", "mcp"])
     assert cli("--mcp", server, "--json") == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["surfaces"][0]["tools"] == 12 and doc["failed"] is False

@@ -7,10 +7,13 @@ at the edges (JSONL files, results files, HTTP bodies). Nothing here does I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
 
 JSONObject = Mapping[str, Any]
+
+Mode = Literal["prompt", "native"]
+"""How tools reach the model: written into the prompt, or through the provider's tools API."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,15 @@ class NativeToolCall:
     name: str
     arguments: str
     call_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments, "call_id": self.call_id}
+
+
+def native_call_from_json(data: Mapping[str, Any]) -> NativeToolCall:
+    """Inverse of ``NativeToolCall.to_json`` (also reads the id as ``id``, an older spelling)."""
+    call_id = data.get("call_id", data.get("id"))
+    return NativeToolCall(str(data["name"]), str(data["arguments"]), call_id)
 
 
 @dataclass(frozen=True)
@@ -134,6 +146,25 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """The message as a transcript entry; tool calls keep their raw argument text."""
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [call.to_json() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            data["name"] = self.name
+        return data
+
+
+def message_from_json(data: Mapping[str, Any]) -> Message:
+    """Inverse of ``Message.to_json``."""
+    calls = tuple(native_call_from_json(c) for c in data.get("tool_calls") or ())
+    return Message(
+        data["role"], data.get("content"), calls, data.get("tool_call_id"), data.get("name")
+    )
+
 
 @dataclass(frozen=True)
 class GenerationRequest:
@@ -165,3 +196,147 @@ class GenerationResponse:
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     reasoning: str | None = None
+
+
+@dataclass(frozen=True)
+class ExecutedCall:
+    """One tool call a model made in a multi-turn run, and what the environment answered.
+
+    ``index`` counts the run's calls from 0 and ``round`` its model turns from 1. ``result`` is
+    the environment's JSON answer (for an unreadable or refused call, the error body the model
+    was shown). ``valid`` is False for an unreadable call, an unknown or unoffered tool,
+    arguments that break the schema and an error answer. ``status`` is the HTTP status where
+    the environment is an HTTP API; ``source_status`` what it said about its data source
+    (InfraNode: ``ok``, ``not_covered``, …), None elsewhere.
+    """
+
+    index: int
+    name: str
+    arguments: JSONObject
+    result: JSONObject
+    round: int = 0
+    call_id: str | None = None
+    valid: bool = True
+    error: str | None = None
+    status: int | None = None
+    source_status: str | None = None
+
+    @property
+    def body(self) -> JSONObject:
+        """``result`` under the name the InfraNode scorers use (the API's JSON body)."""
+        return self.result
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "round": self.round,
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": dict(self.arguments),
+            "valid": self.valid,
+            "error": self.error,
+            "status": self.status,
+            "source_status": self.source_status,
+            "result": dict(self.result),
+        }
+
+
+def executed_call_from_json(data: Mapping[str, Any], index: int = 0) -> ExecutedCall:
+    """Inverse of ``ExecutedCall.to_json`` (older files lack index, call id and result)."""
+    arguments = data.get("arguments")
+    return ExecutedCall(
+        index=int(data.get("index", index)),
+        name=str(data["name"]),
+        arguments=arguments if isinstance(arguments, dict) else {},
+        result=data.get("result") or data.get("body") or {},
+        round=int(data.get("round") or 0),
+        call_id=data.get("call_id", data.get("id")),
+        valid=bool(data.get("valid", True)),
+        error=data.get("error"),
+        status=data.get("status"),
+        source_status=data.get("source_status"),
+    )
+
+
+ENDINGS = ("answered", "max_rounds", "provider_error", "budget_exhausted", "blocked")
+"""How a multi-turn conversation ended: the model stopped calling tools (``answered``), it ran
+out of rounds, a provider error survived the retries, tooleval's request budget ran out, or
+the suite refused to start it (``blocked``, e.g. Cesium's routing miss)."""
+
+
+class ConversationScore(Protocol):
+    """What a suite's multi-turn scorer returns: a verdict class, a 0/1 success, and JSON."""
+
+    @property
+    def outcome(self) -> str: ...
+
+    @property
+    def success(self) -> int: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RunItem:
+    """One planned item of a run: which task (and its category), which repeat."""
+
+    task_id: str
+    category: str
+    repeat: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.repeat)
+
+
+@dataclass(frozen=True)
+class ConversationRecord(RunItem):
+    """One finished multi-turn conversation (an InfraNode episode, a Cesium scenario run).
+
+    ``score`` is the suite's verdict; None when the conversation did not end with the model
+    (``provider_error``, ``budget_exhausted``, ``blocked``): such runs are counted, never
+    scored as model answers. ``first_call`` scores the first turn like a single-call run where
+    the suite has a single-call scorer.
+    """
+
+    ending: str
+    transcript: tuple[Message, ...]
+    calls: tuple[ExecutedCall, ...]
+    final_answer: str | None
+    rounds: int
+    requests: int = 0
+    first_call: ItemScore | None = None
+    score: ConversationScore | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+    usage: tuple[Usage, ...] = ()
+    latency_s: float = 0.0
+
+    @property
+    def answered(self) -> bool:
+        return self.error_class is None and self.score is not None
+
+    @property
+    def outcome(self) -> str:
+        """The suite's verdict class, or the ending for a run that was not scored."""
+        return self.score.outcome if self.score is not None else self.ending
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "category": self.category,
+            "repeat": self.repeat,
+            "ending": self.ending,
+            "outcome": self.outcome,
+            "score": self.score.to_json() if self.score is not None else None,
+            "first_call": asdict(self.first_call) if self.first_call else None,
+            "final_answer": self.final_answer,
+            "rounds": self.rounds,
+            "requests": self.requests,
+            "calls": [call.to_json() for call in self.calls],
+            "transcript": [message.to_json() for message in self.transcript],
+            "error_class": self.error_class,
+            "error_message": self.error_message,
+            "usage": [asdict(u) for u in self.usage],
+            "latency_s": round(self.latency_s, 4),
+        }

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.prompting import Mode
-from tooleval.records import ItemScore, ParseResult, Task, ToolCall
+from tooleval.records import ItemScore, Mode, ParseResult, Task, ToolCall
 
 UNORDERED_ARGUMENTS = frozenset({"cities"})
 ABSENT = None  # marker in Task.alternatives: the argument may be left out

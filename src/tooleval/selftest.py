@@ -16,7 +16,6 @@ from typing import Any
 from tooleval.metrics import aggregate, metric_names
 from tooleval.parsing import parse_text
 from tooleval.parsing.cases import ParseCase, case_mismatch, load_cases, parse_case
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task, ToolCall, ToolSpec
 from tooleval.scoring import score_call, score_parse
 from tooleval.suites import Suite
@@ -29,10 +28,10 @@ class Check:
     detail: str = ""
 
 
-def check_prompts(suite: Suite) -> Iterator[Check]:
+def check_prompts(suite: Suite[Task]) -> Iterator[Check]:
     prefixes: set[str] = set()
     for task in suite.tasks:
-        system, user = build_messages(task.question, suite.tools)
+        system, user = suite.messages(task, "prompt")
         prefixes.add(system.content or "")
         if task.question != user.content or not system.content:
             yield Check(f"prompt:{task.id}", False, "user message is not the question")
@@ -42,14 +41,14 @@ def check_prompts(suite: Suite) -> Iterator[Check]:
     yield Check("prompts:all-tools-rendered", not missing, f"missing: {missing}")
 
 
-def _answer(task: Task) -> ItemScore:
+def _answer(task: Task, tools: Sequence[ToolSpec]) -> ItemScore:
     """The score of the gold call written exactly as the prompt asks for it."""
     text = json.dumps(task.gold.to_json(), ensure_ascii=False)
-    return score_parse(task, parse_text(text), "prompt")
+    return score_parse(task, parse_text(text, tools), "prompt")
 
 
-def check_gold(suite: Suite) -> Iterator[Check]:
-    pairs = [(t.category, _answer(t)) for t in suite.tasks]
+def check_gold(suite: Suite[Task]) -> Iterator[Check]:
+    pairs = [(t.category, _answer(t, suite.tools)) for t in suite.tasks]
     metrics = aggregate(pairs, suite.categories)
     bad = {k: v for k, v in metrics.items() if v != 1.0}
     yield Check("gold:every-metric-1.0", not bad, f"below 1.0: {bad}")
@@ -80,7 +79,7 @@ def _expect(score: ItemScore, **wanted: int) -> bool:
     return all(getattr(score, name) == value for name, value in wanted.items())
 
 
-def check_wrong_calls(suite: Suite) -> Iterator[Check]:
+def check_wrong_calls(suite: Suite[Task]) -> Iterator[Check]:
     tools = [t.name for t in suite.tools]
     probes: list[tuple[str, Callable[[Task], ToolCall | None], dict[str, int]]] = [
         ("wrong-tool", lambda t: _swap_tool(t, tools), {"tool_match": 0, "call_match": 0}),
@@ -111,7 +110,7 @@ def _parser_tools() -> tuple[ToolSpec, ...]:
     return load_tools()
 
 
-def run_selftest(suite: Suite) -> list[Check]:
+def run_selftest(suite: Suite[Task]) -> list[Check]:
     checks = [*check_prompts(suite), *check_gold(suite), *check_wrong_calls(suite)]
     checks.extend(check_parser(load_cases(), _parser_tools()))
     checks.append(Check("suite:has-tasks", bool(suite.tasks), f"{len(suite.tasks)} tasks"))

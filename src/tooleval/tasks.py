@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tooleval import jsonl
+from tooleval import fileio
 from tooleval.records import Task, ToolCall
 
 
@@ -16,8 +16,8 @@ class TaskFormatError(ValueError):
 def iter_jsonl_text(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of JSONL ``text``."""
     try:
-        yield from jsonl.iter_jsonl_text(text, source)
-    except jsonl.JsonlError as exc:
+        yield from fileio.iter_jsonl_text(text, source)
+    except fileio.JsonlError as exc:
         raise TaskFormatError(str(exc)) from None
 
 

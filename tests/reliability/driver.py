@@ -10,14 +10,16 @@ sends its output to the two files and exits with ``tooleval``'s exit code.
 The environment may install at most one pause point, so the parent can SIGKILL the run at an
 exact place:
 
-- ``TOOLEVAL_PAUSE=journal:N`` writes the first half of journal line N (counted from 0 in
-  this process; 0 is the header of a new journal), flushes it and pauses: a torn line.
+- ``TOOLEVAL_PAUSE=journal:N`` pauses when journal line N (counted from 0 in this process; 0
+  is the header of a new journal) is fsynced, after cutting that line in half: a torn line,
+  as a kill in the middle of the write leaves it.
 - ``TOOLEVAL_PAUSE=results-fsync`` pauses inside the atomic write of the results file after
   the temporary file was written, before it is fsynced and renamed.
 - ``TOOLEVAL_PAUSE=results-replace`` pauses just before the temporary file replaces the
   results file.
 
-A pause creates the file named by ``TOOLEVAL_MARKER`` and sleeps until killed.
+A pause creates the file named by ``TOOLEVAL_MARKER`` and sleeps until killed. Pause points
+hook only public seams (``os.fsync``, ``os.replace``), never tooleval's internals.
 ``TOOLEVAL_FSIZE=BYTES`` caps the size of every file the child writes (RLIMIT_FSIZE), so a
 write past the cap fails half-way, as on a full disk.
 """
@@ -40,29 +42,38 @@ def pause() -> None:
         time.sleep(60)
 
 
-def pause_journal_line(target: int) -> None:
-    from tooleval.runner import journal
+def path_of(fd: int) -> str:
+    return os.readlink(f"/proc/self/fd/{fd}")
 
-    original = journal.Journal._write
+
+def tear_last_line(fd: int) -> None:
+    """Cut the last line of the file behind ``fd`` in half (a write killed half-way)."""
+    with open(path_of(fd), "rb") as handle:
+        data = handle.read()
+    start = data.rstrip(b"\n").rfind(b"\n") + 1
+    os.ftruncate(fd, start + (len(data) - start) // 2)
+
+
+def pause_journal_line(target: int) -> None:
+    real_fsync = os.fsync
     state = {"line": 0}
 
-    def torn_write(self: journal.Journal, obj: dict[str, Any]) -> None:
-        if state["line"] == target:
-            text = json.dumps(obj, ensure_ascii=False) + "\n"
-            self._handle.write(text[: len(text) // 2])
-            self._handle.flush()
-            pause()
-        state["line"] += 1
-        original(self, obj)
+    def fsync(fd: int) -> None:
+        if path_of(fd).endswith(".journal.jsonl"):
+            if state["line"] == target:
+                tear_last_line(fd)
+                pause()
+            state["line"] += 1
+        real_fsync(fd)
 
-    journal.Journal._write = torn_write  # type: ignore[method-assign]
+    os.fsync = fsync
 
 
 def pause_in_results(point: str) -> None:
     real_fsync, real_replace = os.fsync, os.replace
 
     def fsync(fd: int) -> None:
-        if point == "results-fsync" and os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp"):
+        if point == "results-fsync" and path_of(fd).endswith(".tmp"):
             pause()
         real_fsync(fd)
 

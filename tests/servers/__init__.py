@@ -1,10 +1,11 @@
-"""Loopback HTTP servers that speak each provider's wire format, for provider and runner tests.
+"""Loopback HTTP servers for provider, runner and reliability tests, all on ``LoopbackServer``.
 
-Each server runs a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 with an ephemeral port, answers
-from a script of :class:`Reply` behaviours (one per request, in order; the last one repeats) and
-records every request it received (:class:`Received`) so tests can assert what was sent.
+``ScriptedServer`` answers from a script of ``Reply`` behaviours (one per request, in order;
+the last one repeats) and records every request (``Received``) so tests can assert what was
+sent; ``openai_server``, ``anthropic_server`` and ``gemini_server`` speak each provider's wire
+format; ``gold_server`` answers every InfraNode question deterministically.
 """
 
-from .base import Received, Reply, ScriptedServer, closed_port
+from .base import LoopbackServer, Received, Reply, ScriptedServer, closed_port
 
-__all__ = ["Received", "Reply", "ScriptedServer", "closed_port"]
+__all__ = ["LoopbackServer", "Received", "Reply", "ScriptedServer", "closed_port"]

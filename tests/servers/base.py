@@ -1,4 +1,11 @@
-"""The scripted loopback HTTP server shared by the provider-specific servers."""
+"""The one loopback HTTP server of the tests; the wire-format servers and the gold server of
+the reliability tests are built on it (each only says how it answers).
+
+``LoopbackServer`` runs a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 with an ephemeral port,
+records every request (``Received``) and answers each with the ``Reply`` its ``respond``
+function picks. ``ScriptedServer`` answers from a script of replies (one per request, in
+order; the last one repeats), with fixed replies for some paths if given.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +21,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer.
+    """One answer.
 
     ``body`` is sent as given when it is bytes or str, JSON-encoded otherwise. ``delay_s``
     waits before answering (interrupted when the server stops). ``disconnect`` closes the
-    connection without any response.
+    connection without any response. ``short_by`` announces that many bytes more than are
+    sent, then closes (a body cut off in transfer).
     """
 
     status: int = 200
@@ -26,6 +34,7 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     disconnect: bool = False
+    short_by: int = 0
 
     def encoded(self) -> bytes:
         if isinstance(self.body, bytes):
@@ -37,38 +46,44 @@ class Reply:
 
 @dataclass(frozen=True)
 class Received:
-    """One request as the server saw it. Header names are lower-cased."""
+    """One request as the server saw it. Header names are lower-cased; ``body`` is the decoded
+    JSON (or the text when it is not JSON), ``raw`` the bytes."""
 
     method: str
     path: str
     headers: Mapping[str, str]
     body: Any
+    raw: bytes = b""
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())
 
 
+Respond = Callable[[int, Received], Reply]
 Router = Callable[[str, str], bool]
 
 
-class ScriptedServer:
-    """A loopback server answering ``accepts(method, path)`` requests from a reply script.
+class QuietServer(ThreadingHTTPServer):
+    """Connections a killed client left behind end in broken pipes; that is expected here."""
 
-    Use as a context manager; ``base_url`` is ``http://127.0.0.1:<port>`` plus ``prefix``.
-    Requests the router rejects get a 404 JSON error and are still recorded.
-    """
+    daemon_threads = True
 
-    def __init__(self, replies: Iterable[Reply], accepts: Router, prefix: str = "") -> None:
-        self._replies = list(replies)
-        if not self._replies:
-            raise ValueError("a ScriptedServer needs at least one Reply")
-        self._accepts = accepts
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return
+
+
+class LoopbackServer:
+    """A loopback server answering every request with ``respond(number, received)`` (number
+    counts requests from 1). Use as a context manager; ``base_url`` is
+    ``http://127.0.0.1:<port>`` plus ``prefix``."""
+
+    def __init__(self, respond: Respond, prefix: str = "") -> None:
+        self.respond = respond
         self._prefix = prefix
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
+        self.stopping = threading.Event()
         self.received: list[Received] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -81,7 +96,7 @@ class ScriptedServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}{self._prefix}"
 
-    def __enter__(self) -> ScriptedServer:
+    def __enter__(self) -> LoopbackServer:
         self._thread.start()
         return self
 
@@ -91,16 +106,15 @@ class ScriptedServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._stopping.set()
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def _next_reply(self, record: Received) -> Reply:
+    def _record(self, record: Received) -> int:
         with self._lock:
-            index = len(self.received)
             self.received.append(record)
-        return self._replies[min(index, len(self._replies) - 1)]
+            return len(self.received)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -125,16 +139,11 @@ class ScriptedServer:
                 except ValueError:
                     body = raw.decode(errors="replace")
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                record = Received(self.command, self.path, headers, body)
-                if not server._accepts(self.command, self.path):
-                    with server._lock:
-                        server.received.append(record)
-                    self._send(Reply(404, {"error": {"message": f"no route {self.path}"}}))
-                    return
-                self._send(server._next_reply(record))
+                record = Received(self.command, self.path, headers, body, raw)
+                self._send(server.respond(server._record(record), record))
 
             def _send(self, reply: Reply) -> None:
-                if reply.delay_s and server._stopping.wait(reply.delay_s):
+                if reply.delay_s and server.stopping.wait(reply.delay_s):
                     return
                 if reply.disconnect:
                     self.close_connection = True
@@ -143,13 +152,52 @@ class ScriptedServer:
                 payload = reply.encoded()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
+                self.send_header("content-length", str(len(payload) + reply.short_by))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
+                if reply.short_by:
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
 
         return Handler
+
+
+class ScriptedServer(LoopbackServer):
+    """Answers requests the router ``accepts(method, path)`` from a reply script; other
+    requests get ``fixed[(method, path)]`` if given, else a 404 JSON error (and are still
+    recorded)."""
+
+    def __init__(
+        self,
+        replies: Iterable[Reply],
+        accepts: Router,
+        prefix: str = "",
+        fixed: Mapping[tuple[str, str], Reply] | None = None,
+    ) -> None:
+        self._replies = list(replies)
+        if not self._replies:
+            raise ValueError("a ScriptedServer needs at least one Reply")
+        self._accepts = accepts
+        self._fixed = dict(fixed or {})
+        self._used = 0
+        super().__init__(self._answer, prefix)
+
+    def _answer(self, number: int, record: Received) -> Reply:
+        fixed = self._fixed.get((record.method, record.path))
+        if fixed is not None:
+            return fixed
+        if not self._accepts(record.method, record.path):
+            return Reply(404, {"error": {"message": f"no route {record.path}"}})
+        with self._lock:
+            index, self._used = self._used, self._used + 1
+        return self._replies[min(index, len(self._replies) - 1)]
+
+    def __enter__(self) -> ScriptedServer:
+        super().__enter__()
+        return self
 
 
 def closed_port() -> int:

@@ -1,152 +1,106 @@
-"""``tooleval episodes``: multi-step episodes executed against the InfraNode API.
+"""``tooleval episodes``: multi-turn conversations of a suite, run by the shared driver.
 
-The model's tool calls run against the offline replica (``--api-base-url`` for a live or
-served API) and the results go back to it, for up to ``--max-rounds`` turns. Writes
-``results/<model>.episodes.json`` and prints outcome counts and metrics.
+InfraNode (default): the model's tool calls run against the offline API replica
+(``--api-base-url`` for a live or served API) and the results go back to it, for up to
+``--max-rounds`` turns. ``--suite cesium`` runs the Cesium scenarios over the simulated globe
+(``tooleval model-tools`` is the same with the Cesium guide's routing preflight). Writes
+``results/<model>.episodes.json`` and prints the outcomes and metrics.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from tooleval.episodes import EpisodeConfig, build_document, run_episodes
-from tooleval.episodes.records import EpisodeRecord
-from tooleval.providers.registry import LOCAL_MODEL
-from tooleval.records import Task
-from tooleval.runner.results import now_iso, write_results
-from tooleval.suites.infranode import CATEGORIES, load_suite
-from tooleval.suites.infranode.client import make_transport
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    config_from_args,
+    fail,
+    multi_turn_flags,
+    positive_int,
+    provider_flags,
+    provider_for,
+    questions_of,
+    run_flags,
+    url,
+)
+from tooleval.records import ConversationRecord
+from tooleval.runner import load_run_suite, run_conversations
+from tooleval.suites import SUITE_NAMES
+
+NAME = "episodes"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "episodes", help="multi-step episodes: tool calls executed against the InfraNode API"
+        NAME,
+        parents=[provider_flags(), run_flags(), multi_turn_flags()],
+        help=COMMANDS["episodes"],
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
-    p.add_argument("--backend", default="local", help="openai|gemini|anthropic|local|fake")
-    p.add_argument("--model", default=None, help="model name (local: a GGUF path or default)")
-    p.add_argument("--base-url", default=None, help="model API base URL (overrides the preset)")
-    p.add_argument("--preset", default=None, help="openai-compatible preset, e.g. hf, deepseek")
+    p.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
     p.add_argument(
-        "--api-key-env", default=None, metavar="VAR", help="variable holding the key (see run)"
+        "--api-base-url", type=url, default=None, help="InfraNode API URL (default: replica)"
     )
-    p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
-    p.add_argument("--api-base-url", default=None, help="InfraNode API URL (default: replica)")
-    p.add_argument("--max-rounds", type=int, default=4, metavar="N", help="model turns per task")
-    p.add_argument("--max-result-chars", type=int, default=4000, metavar="N")
-    p.add_argument("--category", action="append", choices=CATEGORIES, default=None)
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N tasks only")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--rpm", type=float, default=None, help="max model calls per minute")
-    p.add_argument("--max-tokens", type=int, default=160)
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--reasoning", default=None, help="off|low|medium|high|<token budget>")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
-    p.add_argument("--script", type=Path, default=None, help="fake backend: replies JSONL")
-    p.add_argument("--output", type=Path, default=None, help="results/<model>.episodes.json")
+    p.add_argument("--max-result-chars", type=positive_int, default=4000, metavar="N")
     p.set_defaults(func=run)
 
 
-def default_output(model: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name).strip("_") or "model"
-    return Path("results") / f"{safe}.episodes.json"
-
-
-def config_from_args(args: argparse.Namespace) -> EpisodeConfig:
-    for flag in ("max_rounds", "max_result_chars", "concurrency", "max_tokens"):
-        if getattr(args, flag) < 1:
-            raise SystemExit(f"tooleval episodes: --{flag.replace('_', '-')} must be at least 1")
-    model = args.model or (LOCAL_MODEL if args.backend in ("local", "fake") else None)
-    if model is None:
-        raise SystemExit(f"tooleval episodes: --model is required for --backend {args.backend}")
-    return EpisodeConfig(
-        backend=args.backend,
-        model=model,
-        base_url=args.base_url,
-        preset=args.preset,
-        mode=args.mode,
-        api_base_url=args.api_base_url,
-        max_rounds=args.max_rounds,
-        max_result_chars=args.max_result_chars,
-        concurrency=args.concurrency,
-        rpm=args.rpm,
-        limit=args.limit,
-        categories=tuple(args.category or ()),
-        max_tokens=args.max_tokens,
-        temperature=args.temperature,
-        seed=args.seed,
-        reasoning=args.reasoning,
-        timeout_s=args.timeout,
-        output=args.output or default_output(model),
-    )
-
-
-def select_tasks(tasks: tuple[Task, ...], config: EpisodeConfig) -> tuple[Task, ...]:
-    chosen = tuple(t for t in tasks if not config.categories or t.category in config.categories)
-    return chosen[: config.limit] if config.limit else chosen
-
-
-def build_provider_for(
-    config: EpisodeConfig, script: Path | None, tasks: tuple[Task, ...], api_key_env: str | None
-) -> Any:
-    from tooleval.providers.registry import build_cli_provider
-
-    return build_cli_provider(
-        config.backend,
-        model=config.model,
-        base_url=config.base_url,
-        preset=config.preset,
-        timeout_s=config.timeout_s,
-        script=script,
-        questions={t.id: t.question for t in tasks},
-        api_key_env=api_key_env,
-    )
-
-
 def summary_table(document: dict[str, Any]) -> Table:
-    table = Table(title=f"{document['config']['model']} – episodes ({document['config']['mode']})")
+    config = document["config"]
+    table = Table(title=f"{config['model']} – {config['suite']} episodes ({document['setup']})")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for name, count in document["outcomes"].items():
+    for name, count in (document.get("outcomes") or {}).items():
         table.add_row(f"outcome {name}", str(count))
     for name, value in document["metrics"].items():
-        shown = "–" if value is None else f"{value:.2f}"
-        table.add_row(name, shown)
-    table.add_row("first-call call_match", _fmt(document["first_call"].get("call_match")))
+        table.add_row(name, fmt(value))
+    for name, value in (document.get("original_metrics") or {}).items():
+        table.add_row(f"{name} (original harness)", fmt(value))
+    first = document.get("first_call") or {}
+    for name in ("call_match", "format_ok"):
+        if name in first:
+            table.add_row(f"first-call {name}", fmt(first[name]))
     return table
 
 
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+def fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    config = config_from_args(args)
-    suite = load_suite()
-    tasks = select_tasks(suite.tasks, config)
+    options = (("api_base_url", args.api_base_url),) if args.api_base_url else ()
     try:
-        provider = build_provider_for(config, args.script, tasks, args.api_key_env)
+        config = config_from_args(
+            args, args.suite, "episodes", max_result_chars=args.max_result_chars,
+            suite_options=options,
+        )  # fmt: skip
+        suite = load_run_suite(config)
+        provider = provider_for(config, args.script, questions_of(suite.tasks))
+    except (ValueError, OSError) as exc:
+        return fail(NAME, exc)
+
+    def progress(record: ConversationRecord) -> None:
+        console.print(f"{record.task_id}: {record.outcome}")
+
+    try:
+        document = run_conversations(config, provider, suite=suite, on_record=progress)
     except ValueError as exc:
-        console.print(f"[red]tooleval episodes:[/] {exc}")
-        return 2
-    transport = make_transport(config.api_base_url)
-    started = now_iso()
-
-    def progress(record: EpisodeRecord) -> None:
-        outcome = record.score.outcome if record.score else f"error {record.error_class}"
-        console.print(f"{record.task_id}: {outcome}")
-
-    records = run_episodes(config, provider, tasks, suite.tools, transport, progress)
-    document = build_document(config, suite, tasks, records, started, now_iso())
-    assert config.output is not None
-    write_results(config.output, document)
+        return fail(NAME, exc)
+    except KeyboardInterrupt:
+        console.print(f"\n[yellow]interrupted[/]: results so far: {config.output}")
+        return EXIT_INTERRUPTED
     Console(highlight=False).print(summary_table(document))
     console.print(f"results: {config.output}")
-    return 0 if document["complete"] else 3
+    if document["stop_reason"]:
+        console.print(f"[yellow]stopped early[/]: {document['stop_reason']}")
+    return EXIT_OK if document["complete"] else EXIT_INCOMPLETE

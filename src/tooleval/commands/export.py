@@ -13,11 +13,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_OK, fail, positive_int, url
+
+NAME = "export"
 API_HELP = "InfraNode API URL to verify against (default: the offline replica)"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("export", help="export SFT chat JSONL or RL prompts (JSON Schema)")
+    p = subparsers.add_parser(NAME, help=COMMANDS["export"])
     p.add_argument("--format", required=True, choices=("sft", "rl"))
     p.add_argument("--output", type=Path, default=None, help="exports/infranode-<format>.jsonl")
     p.add_argument(
@@ -29,20 +33,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="sft: add successful episodes from a tooleval episodes results file",
     )
     p.add_argument("--no-gold", action="store_true", help="sft: episodes only, no gold examples")
-    p.add_argument("--api-base-url", default=None, help=API_HELP)
-    p.add_argument("--max-result-chars", type=int, default=4000, metavar="N")
+    p.add_argument("--api-base-url", type=url, default=None, help=API_HELP)
+    p.add_argument("--max-result-chars", type=positive_int, default=4000, metavar="N")
     p.set_defaults(func=run)  # fmt: skip
 
 
 def load_episodes(path: Path) -> dict[str, Any]:
-    from tooleval.episodes import EPISODES_FORMAT
+    """An InfraNode episodes results file (any format version), or ValueError naming it."""
+    from tooleval.runner.results import MULTI_TURN, load_results
 
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read episodes results ({exc})") from None
-    if not isinstance(document, dict) or document.get("format") != EPISODES_FORMAT:
-        raise ValueError(f"{path}: not a tooleval episodes results file ({EPISODES_FORMAT})")
+        document = load_results(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read episodes results ({exc.strerror or exc})") from None
+    suite = (document.get("suite") or {}).get("name")
+    if document.get("kind") != MULTI_TURN or suite != "infranode":
+        raise ValueError(f"{path}: not a tooleval episodes results file of the infranode suite")
     return document
 
 
@@ -81,9 +87,8 @@ def run(args: argparse.Namespace) -> int:
     output = args.output or Path("exports") / f"infranode-{args.format}.jsonl"
     try:
         text, count = render(args.format, records_for(args))
-    except ValueError as exc:
-        print(f"tooleval export: {exc}")
-        return 2
-    write_text_atomic(output, text)
+        write_text_atomic(output, text)
+    except (ValueError, OSError) as exc:
+        return fail(NAME, exc)
     print(f"wrote {count} {args.format} records to {output}")
-    return 0
+    return EXIT_OK

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_OK, default_output, fail
 from tooleval.integrations.lm_eval.importer import LmEvalImportError, import_run, read_run
 from tooleval.runner.results import write_results
 
-DEFAULT_RESULTS = Path("results")
+NAME = "lm-eval-import"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "lm-eval-import",
-        help="read an lm-eval --log_samples output folder, write a tooleval results file",
+        help=COMMANDS["lm-eval-import"],
     )
     parser.add_argument(
         "path", type=Path, help="lm_eval's --output_path folder (or one results_*.json in it)"
@@ -30,20 +31,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def default_output(model: str) -> Path:
-    """``results/lm-eval-<model>.json`` with the model name made safe for a file name."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
-    return DEFAULT_RESULTS / f"lm-eval-{safe}.json"
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         lm_run = read_run(args.path)
         outcome = import_run(lm_run, args.output)
     except (LmEvalImportError, OSError) as exc:
-        print(f"tooleval lm-eval-import: {exc}", file=sys.stderr)
-        return 2
-    output = args.output or default_output(outcome.document["config"]["model"])
+        return fail(NAME, exc)
+    output = args.output or default_output("lm-eval-" + outcome.document["config"]["model"])
     outcome.document["config"]["output"] = str(output)
     write_results(output, outcome.document)
     if outcome.mismatches:
@@ -58,4 +52,4 @@ def run(args: argparse.Namespace) -> int:
         f"imported {outcome.n_items} items from {lm_run.samples_path.name}: "
         f"call_match {metrics['call_match']:.3f}; results: {output}"
     )
-    return 0
+    return EXIT_OK

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from tooleval.commands import COMMANDS
 from tooleval.integrations.lm_eval import task_dir
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "lm-eval-path",
-        help='print the lm-eval task folder (lm_eval --include_path "$(tooleval lm-eval-path)")',
+        help=COMMANDS["lm-eval-path"],
     )
     parser.set_defaults(func=run)
 

@@ -1,32 +1,32 @@
 """``tooleval mcp``: serve the InfraNode tools over MCP (stdio or streamable HTTP).
 
-The SDK is imported only when the command runs, so building the CLI stays fast.
+The server lives with the InfraNode suite (``tooleval.suites.infranode.mcp_server``); the SDK
+is imported only when the command runs, so building the CLI stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--transport", default="stdio", choices=("stdio", "streamable-http"))
-    parser.add_argument("--port", type=int, default=8765, help="HTTP port (0 = a free one)")
-    parser.add_argument("--base-url", default=None, help="InfraNode API URL (default: replica)")
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_INTERRUPTED, EXIT_OK, port_number, url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser(
-        "mcp", help="serve the twelve InfraNode tools as an MCP server (replica by default)"
+    p = subparsers.add_parser("mcp", help=COMMANDS["mcp"])
+    p.add_argument("--transport", default="stdio", choices=("stdio", "streamable-http"))
+    p.add_argument("--port", type=port_number, default=8765, help="HTTP port (0 = a free one)")
+    p.add_argument(
+        "--base-url", type=url, default=None, help="InfraNode API URL (default: replica)"
     )
-    add_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooleval import mcp_server
+    from tooleval.suites.infranode.mcp_server import serve
 
     try:
-        mcp_server.serve(args.transport, args.port, args.base_url)
+        serve(args.transport, args.port, args.base_url)
     except KeyboardInterrupt:
-        return 130
-    return 0
+        return EXIT_INTERRUPTED
+    return EXIT_OK

@@ -10,6 +10,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import (
+    EXIT_OK,
+    fail,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+)
 from tooleval.measure import (
     CostEstimate,
     Prices,
@@ -27,8 +35,8 @@ from tooleval.suites import SUITE_NAMES, load_suite
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("measure", help="prompt size in characters and tokens, and cost")
-    p.add_argument("--suite", default="infranode", choices=(*SUITE_NAMES, "cesium"))
+    p = subparsers.add_parser("measure", help=COMMANDS["measure"])
+    p.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
     p.add_argument("--mode", default="prompt", choices=("prompt", "native"))
     p.add_argument(
         "--tokenizer",
@@ -41,13 +49,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("improved", "original", "all", "core"),
         help="cesium: which tools reach the model per scenario",
     )
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N tasks only")
-    p.add_argument("--repeats", type=int, default=1, metavar="K")
+    p.add_argument(
+        "--limit", type=positive_int, default=None, metavar="N", help="first N tasks only"
+    )
+    p.add_argument("--repeats", type=positive_int, default=1, metavar="K")
     p.add_argument("--prices", type=Path, default=None, help="JSON/TOML file with prices")
-    p.add_argument("--price-input", type=float, default=None, metavar="USD", help="per 1M")
-    p.add_argument("--price-cached", type=float, default=None, metavar="USD", help="per 1M")
-    p.add_argument("--price-output", type=float, default=None, metavar="USD", help="per 1M")
-    p.add_argument("--output-tokens", type=float, default=None, help="expected per request")
+    p.add_argument(
+        "--price-input", type=non_negative_float, default=None, metavar="USD", help="per 1M"
+    )
+    p.add_argument(
+        "--price-cached", type=non_negative_float, default=None, metavar="USD", help="per 1M"
+    )
+    p.add_argument(
+        "--price-output", type=non_negative_float, default=None, metavar="USD", help="per 1M"
+    )
+    p.add_argument(
+        "--output-tokens", type=non_negative_float, default=None, help="expected per request"
+    )
     p.add_argument(
         "--output-tokens-from",
         type=Path,
@@ -55,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="RESULTS",
         help="take the expected output length from a results file's usage",
     )
-    p.add_argument("--min-cached-prefix", type=int, default=None, metavar="TOKENS")
+    p.add_argument("--min-cached-prefix", type=non_negative_int, default=None, metavar="TOKENS")
     p.add_argument("--per-item", action="store_true", help="list every item's size")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)
@@ -163,19 +181,15 @@ def cost_lines(cost: CostEstimate, prices: Prices) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        if args.repeats < 1 or (args.limit is not None and args.limit < 1):
-            raise ValueError("--repeats and --limit must be at least 1")
         prices = prices_from_args(args)
         prompts = measure_prompts(args)
     except (ValueError, OSError) as exc:
-        err.print(f"[red]tooleval measure:[/] {exc}")
-        return 2
+        return fail("measure", exc)
     cost = estimate_cost(prompts, prices, args.repeats) if prices else None
     if args.json:
         print(json.dumps(summary_json(prompts, cost), ensure_ascii=False, indent=1))
-        return 0
+        return EXIT_OK
     out = Console(highlight=False)
     out.print(summary_table(prompts))
     if args.per_item:
@@ -187,4 +201,4 @@ def run(args: argparse.Namespace) -> int:
     if cost is not None and prices is not None:
         for line in cost_lines(cost, prices):
             out.print(line)
-    return 0
+    return EXIT_OK

@@ -1,76 +1,92 @@
-"""``tooleval model-tools``: the 15 Cesium scenarios, routing preflight or live multi-turn.
+"""``tooleval model-tools``: the Cesium scenarios as the Cesium guide runs them.
 
 Without ``--live`` only the routing preflight runs: no model request is made and the exit code
-is 1 when any scenario's required tools are not routed. With ``--live --backend B --model M``
-each scenario runs as a multi-turn conversation over simulated tools (``--max-rounds`` turns,
-at most ``--max-requests`` requests in all, ``--delay-ms`` between request starts, bounded
-retries on rate limits and server errors). The report (``--output``) keeps full transcripts,
-the tools sent and their hash, the system prompt and the request settings, never a key.
-Exit codes: 0 done, 1 routing miss (preflight) or every run failed with an error, 2 bad input.
+is 1 when any scenario's required tools are not routed. With ``--live`` each scenario runs as
+a multi-turn conversation over the simulated globe through the shared driver and request path
+(the same flags as ``run`` and ``episodes``). The provider is named as in the guide:
+``--provider workers-ai`` (the default: the public demo, no key, paced under its 30 requests
+per minute), ``--provider deepseek`` (DEEPSEEK_API_KEY, model deepseek-v4-flash, thinking off)
+or ``--provider openai --endpoint URL --model M`` (key from MODEL_EVAL_API_KEY, sent only to
+that host; model also from MODEL_EVAL_MODEL); or any ``--backend``/``--preset``/``--base-url``.
+With ``--live`` the first 6 scenarios run unless ``--limit`` or ``--case`` says otherwise.
+The results file (``--output``, default ``results/<model>.scenarios.json``) keeps full
+transcripts, the tools sent and their hash, the original harness's nine metrics beside
+tooleval's, and never a key. ``--delay-ms``/``--timeout-ms`` are deprecated aliases of
+``--rpm``/``--timeout``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from tooleval.fileio import write_text_atomic
-from tooleval.providers.base import Provider
-from tooleval.suites.cesium.evaluate import (
-    Routed,
-    build_report,
-    preflight,
-    run_live,
-    select_scenarios,
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import (
+    EXIT_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    DeprecatedAlias,
+    config_from_args,
+    fail,
+    multi_turn_flags,
+    provider_flags,
+    provider_for,
+    questions_of,
+    run_flags,
 )
-from tooleval.suites.cesium.loop import LoopConfig, RequestGate, ScenarioRun
+from tooleval.fileio import dumps, write_json_atomic
+from tooleval.providers.presets import PRESETS, chat_url
+from tooleval.records import ConversationRecord
+from tooleval.runner import load_run_suite, run_conversations, select_tasks
+from tooleval.runner.records import RunConfig
+from tooleval.suites.cesium.preflight import ROUTERS, Routed, preflight, select_scenarios
 
-EXIT_BAD_INPUT = 2
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
+NAME = "model-tools"
+LIVE_LIMIT = 6
+USAGE_TIMEOUT_S = 15.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "model-tools",
-        help="Cesium multi-turn scenarios: routing preflight, or live with --live",
+    p = subparsers.add_parser(
+        NAME,
+        parents=[provider_flags(), run_flags(), multi_turn_flags()],
+        help=COMMANDS[NAME],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add = parser.add_argument
-    add("--live", action="store_true", help="allow model requests (never without this flag)")
-    add("--backend", default="openai", help="provider backend (default openai)")
-    add("--model", help="model id (required with --live)")
-    add("--base-url", help="OpenAI-compatible endpoint base URL")
-    add("--preset", help="endpoint preset, e.g. cloudflare, deepseek")
-    add("--router", choices=("original", "improved"), default="original")
-    add("--case", help="comma-separated scenario ids (default: all 15)")
-    add("--repeats", type=_positive, default=1)
-    add("--max-rounds", type=_positive, default=4)
-    add("--max-requests", type=_positive, default=24)
-    add("--max-tokens", type=_positive, default=1024)
-    add("--temperature", type=float, default=0.0)
-    add("--seed", type=int, default=None)
-    add("--delay-ms", type=_non_negative, default=0)
-    add("--timeout-ms", type=_positive, default=90_000)
-    add("--output", metavar="PATH", help="write the full JSON report here")
-    add("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(func=run)
+    p.add_argument("--live", action="store_true", help="allow model requests (never without)")
+    p.add_argument("--router", choices=tuple(ROUTERS), default="original")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--delay-ms", dest="rpm", metavar="MS", help=argparse.SUPPRESS,
+        action=DeprecatedAlias, new="rpm", scale=60_000.0, inverse=True,
+    )  # fmt: skip
+    p.add_argument(
+        "--timeout-ms", dest="timeout", metavar="MS", help=argparse.SUPPRESS,
+        action=DeprecatedAlias, new="timeout", scale=0.001,
+    )  # fmt: skip
+    p.set_defaults(
+        func=run, backend=None, mode="native", max_tokens=1024, max_requests=24, timeout=90.0,
+        concurrency=1,
+    )  # fmt: skip
+
+
+def guide_defaults(args: argparse.Namespace) -> None:
+    """No provider named at all: the guide's default, the Workers AI demo; a live run without
+    --limit or --case runs the first 6 scenarios, as the guide's runner does."""
+    named = (args.backend, args.provider, args.preset, args.base_url, args.endpoint)
+    if all(value is None for value in named):
+        args.provider = "workers-ai"
+    if args.backend is None:
+        args.backend = "openai"
+    if args.live and args.limit is None and not args.case:
+        args.limit = LIVE_LIMIT
 
 
 def print_preflight(routed: list[Routed], router: str) -> None:
@@ -81,114 +97,113 @@ def print_preflight(routed: list[Routed], router: str) -> None:
         print(f"- {item.scenario.id}: {len(item.selection.tools)} tools [{toolsets}]{missing}")
 
 
-def settings_of(args: argparse.Namespace, ids: list[str]) -> dict[str, Any]:
-    """The run's settings for the report: everything but secrets (keys never pass through)."""
+def preflight_document(routed: list[Routed], router: str) -> dict[str, Any]:
     return {
-        "live": bool(args.live),
-        "backend": args.backend if args.live else None,
-        "model": args.model,
-        "baseUrl": args.base_url,
-        "preset": args.preset,
-        "router": args.router,
-        "scenarioIds": ids,
-        "repeats": args.repeats,
-        "maxRounds": args.max_rounds,
-        "maxRequests": args.max_requests,
-        "maxTokens": args.max_tokens,
-        "temperature": args.temperature,
-        "seed": args.seed,
-        "delayMs": args.delay_ms,
-        "timeoutMs": args.timeout_ms,
+        "router": router,
+        "routing_misses": sum(1 for r in routed if r.missing),
+        "scenarios": [
+            {"id": r.scenario.id, "missing": list(r.missing), **r.selection.to_json()}
+            for r in routed
+        ],
     }
 
 
-def build_live_provider(args: argparse.Namespace) -> Provider:
-    from tooleval.providers.registry import build_provider
-
-    provider: Provider = build_provider(
-        args.backend,
-        model=args.model,
-        base_url=args.base_url,
-        preset=args.preset,
-        timeout_s=args.timeout_ms / 1000,
-    )
-    return provider
-
-
-def live_runs(
-    args: argparse.Namespace, routed: list[Routed], provider: Provider
-) -> tuple[list[ScenarioRun], int]:
-    config = LoopConfig(
-        max_rounds=args.max_rounds, max_tokens=args.max_tokens,
-        temperature=args.temperature, seed=args.seed,
-    )  # fmt: skip
-    gate = RequestGate(max_requests=args.max_requests, delay_s=args.delay_ms / 1000)
-    runs = run_live(routed, provider, repeats=args.repeats, config=config, gate=gate)
-    return runs, gate.count
-
-
-def print_runs(runs: list[ScenarioRun], summary: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
-        return
-    for i, run in enumerate(runs, start=1):
-        names = " -> ".join(c.name for c in run.calls) or "no tool"
-        verdict = "pass" if run.passed else "fail"
-        steps = ",".join(s.status for s in run.steps)
-        print(f"[{i}/{len(runs)}] {run.scenario.id} run {run.repetition}: {run.outcome} "
-              f"{verdict} ({names}) steps={steps}")  # fmt: skip
-    print("[model-tools] " + json.dumps(summary, ensure_ascii=False))
-
-
-def run(args: argparse.Namespace, provider: Provider | None = None) -> int:
+def run_preflight(args: argparse.Namespace) -> int:
     try:
-        ids = [c.strip() for c in args.case.split(",") if c.strip()] if args.case else []
-        routed = preflight(select_scenarios(ids), args.router)
+        routed = preflight(select_scenarios(args.case), args.router)
     except ValueError as exc:
-        print(f"tooleval model-tools: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    settings = settings_of(args, [r.scenario.id for r in routed])
-    if not args.json:
+        return fail(NAME, exc)
+    routed = routed[: args.limit] if args.limit else routed
+    document = preflight_document(routed, args.router)
+    if args.json:
+        print(dumps(document, indent=2))
+    else:
         print_preflight(routed, args.router)
-    if not args.live:
-        return _finish_preflight(args, routed, settings)
-    if not args.model:
-        print("tooleval model-tools: --live needs --model", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    try:
-        provider = provider or build_live_provider(args)
-    except (ValueError, KeyError, ImportError) as exc:
-        print(f"tooleval model-tools: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    runs, requests = live_runs(args, routed, provider)
-    report = build_report(runs, settings=settings, request_count=requests)
-    print_runs(runs, report["summary"], args.json)
+        print("no model was called (add --live to run the scenarios)")
     if args.output:
-        write_text_atomic(
-            Path(args.output), json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+        write_json_atomic(args.output, document, indent=2)
+    return EXIT_FAILED if document["routing_misses"] else EXIT_OK
+
+
+def usage_before(config: RunConfig) -> dict[str, Any] | None:
+    """The Workers AI demo's quota state (GET /api/usage), or None when it cannot be read."""
+    if config.preset != "workers-ai":
+        return None
+    base = config.base_url or PRESETS["workers-ai"].base_url
+    chat = config.endpoint or chat_url(PRESETS["workers-ai"], base) or base
+    usage_url = chat.removesuffix("/chat") + "/usage"
+    try:
+        headers = {"Accept": "application/json"}
+        answer = httpx.get(usage_url, headers=headers, timeout=USAGE_TIMEOUT_S)
+        body = answer.json() if answer.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def summary_table(document: dict[str, Any]) -> Table:
+    config = document["config"]
+    table = Table(title=f"{config['model']} – cesium scenarios ({document['setup']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("defined by")
+    for name, value in (document.get("original_metrics") or {}).items():
+        table.add_row(name, fmt(value), "original harness")
+    for name, value in document["metrics"].items():
+        table.add_row(name, fmt(value), "tooleval")
+    return table
+
+
+def fmt(value: Any) -> str:
+    return "null" if value is None else f"{value:.3f}"
+
+
+def run_live(args: argparse.Namespace) -> int:
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    options = (("router", args.router),)
+    try:
+        config = config_from_args(args, "cesium", "scenarios", suite_options=options)
+        suite = load_run_suite(config)
+        provider = provider_for(config, args.script, questions_of(suite.tasks))
+    except (ValueError, OSError) as exc:
+        return fail(NAME, exc)
+    usage = usage_before(config)
+    if usage is not None:
+        console.print(
+            f"Workers AI usage before run: {usage.get('percent')}% ({usage.get('state')})"
         )
-    all_errors = bool(runs) and all(r.outcome == "provider_error" for r in runs)
-    return 1 if all_errors else 0
+        if usage.get("state") == "paused":
+            return fail(NAME, "the Workers AI demo's budget is paused; try again later", 1)
+    total = len(select_tasks(suite, config)) * config.repeats
+    done = 0
+
+    def progress(record: ConversationRecord) -> None:
+        nonlocal done
+        done += 1
+        calls = " -> ".join(c.name or "<missing>" for c in record.calls) or "no tool"
+        console.print(f"[{done}/{total}] {record.task_id}: {record.outcome} ({calls})")
+
+    extra = {"provider_usage_before": usage}
+    try:
+        document = run_conversations(config, provider, suite=suite, on_record=progress, extra=extra)
+    except ValueError as exc:
+        return fail(NAME, exc)
+    except KeyboardInterrupt:
+        console.print(f"\n[yellow]interrupted[/]: results so far: {config.output}")
+        return EXIT_INTERRUPTED
+    if args.json:
+        keys = ("metrics", "original_metrics", "original_counts", "endings")
+        print(json.dumps({k: document.get(k) for k in keys}, ensure_ascii=False, indent=2))
+    else:
+        Console(highlight=False).print(summary_table(document))
+    console.print(f"results: {config.output}")
+    return EXIT_OK if document["complete"] else EXIT_INCOMPLETE
 
 
-def _finish_preflight(
-    args: argparse.Namespace, routed: list[Routed], settings: dict[str, Any]
-) -> int:
-    misses = [r for r in routed if r.missing]
-    if args.output or args.json:
-        doc = {
-            "settings": settings,
-            "routingMisses": len(misses),
-            "scenarios": [
-                {"id": r.scenario.id, "missing": list(r.missing), **r.selection.to_json()}
-                for r in routed
-            ],
-        }
-        text = json.dumps(doc, ensure_ascii=False, indent=2)
-        if args.output:
-            write_text_atomic(Path(args.output), text + "\n")
-        if args.json:
-            print(text)
-    if not args.json:
-        print("no model was called (add --live --backend … --model … to run the scenarios)")
-    return 1 if misses else 0
+def run(args: argparse.Namespace) -> int:
+    guide_defaults(args)
+    if not args.live:
+        return run_preflight(args)
+    if args.mode != "native":
+        return fail(NAME, "the Cesium scenarios run in native mode only")
+    return run_live(args)

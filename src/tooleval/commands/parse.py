@@ -16,13 +16,15 @@ import json
 import sys
 from typing import Any
 
-from tooleval.jsonl import JsonlError, iter_jsonl
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_OK, fail
+from tooleval.fileio import JsonlError, iter_jsonl
 from tooleval.parsing import parse_response
-from tooleval.records import NativeToolCall, ParseResult, ToolSpec
+from tooleval.records import Mode, NativeToolCall, ParseResult, ToolSpec
 from tooleval.scoring import format_ok
 from tooleval.suites import SUITE_NAMES, load_suite
 
-EXIT_BAD_INPUT = 2
+NAME = "parse"
 DESCRIPTION = """\
 Run the tool-call parser on raw model outputs.
 
@@ -44,7 +46,7 @@ MODES = ("auto", "prompt", "native")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "parse",
-        help="parse raw model outputs into tool calls",
+        help=COMMANDS["parse"],
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -71,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def result_json(item_id: Any, result: ParseResult, mode: str = "prompt") -> dict[str, Any]:
+def result_json(item_id: Any, result: ParseResult, mode: Mode = "prompt") -> dict[str, Any]:
     """The printed form of one parse result; ``format_ok`` is judged for ``mode``."""
     return {
         "id": item_id,
@@ -79,7 +81,7 @@ def result_json(item_id: Any, result: ParseResult, mode: str = "prompt") -> dict
         "reason": result.reason,
         "extractor": result.extractor,
         "exact": result.exact,
-        "format_ok": format_ok(result, "native" if mode == "native" else "prompt"),
+        "format_ok": format_ok(result, mode),
     }
 
 
@@ -113,10 +115,12 @@ def parse_record(record: dict[str, Any], tools: tuple[ToolSpec, ...] = ()) -> Pa
     return parse_response(text, tuple(_native_call(raw) for raw in raw_calls), tools)
 
 
-def _mode_for(mode: str, record: dict[str, Any]) -> str:
-    if mode != "auto":
-        return mode
-    return "native" if record.get("tool_calls") else "prompt"
+def _mode_for(mode: str, record: dict[str, Any]) -> Mode:
+    """The mode ``format_ok`` is judged for: ``--mode``, or (auto) native when the line has
+    native calls."""
+    if mode == "native" or (mode == "auto" and record.get("tool_calls")):
+        return "native"
+    return "prompt"
 
 
 def _run_file(path: str, tools: tuple[ToolSpec, ...], mode: str) -> int:
@@ -128,12 +132,10 @@ def _run_file(path: str, tools: tuple[ToolSpec, ...], mode: str) -> int:
                 raise JsonlError(path, number, str(error)) from None
             _emit(result_json(record.get("id"), result, _mode_for(mode, record)))
     except JsonlError as error:
-        print(f"tooleval parse: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(NAME, error)
     except OSError as error:
-        print(f"tooleval parse: cannot read {path}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return 0
+        return fail(NAME, f"cannot read {path}: {error.strerror or error}")
+    return EXIT_OK
 
 
 def _read_stdin() -> str:
@@ -153,5 +155,5 @@ def run(args: argparse.Namespace) -> int:
     if args.file is None:
         record = {"text": _read_stdin()}
         _emit(result_json(None, parse_record(record, tools), _mode_for(args.mode, record)))
-        return 0
+        return EXIT_OK
     return _run_file(args.file, tools, args.mode)

@@ -8,22 +8,32 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from tooleval.report import ReportInputError, build_report, load_runs, rich_table, write_report
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_OK, fail, positive_int
+from tooleval.report import (
+    ReportInputError,
+    build_report,
+    load_runs,
+    multiturn,
+    rich_table,
+    write_report,
+)
 
+NAME = "report"
 DEFAULT_RESULTS = Path("results")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser(
-        "report", help="compare runs: table, Markdown, JSON, HTML and PNG charts"
-    )
+    p = subparsers.add_parser("report", help=COMMANDS["report"])
     p.add_argument(
         "paths", nargs="*", type=Path, help="results files or folders (default: results/)"
     )
     p.add_argument("--out", type=Path, default=None, help="where to write (default: the folder)")
     p.add_argument("--no-files", action="store_true", help="print the table only, write nothing")
     p.add_argument("--sort", default="call_match", metavar="METRIC", help="sort runs by METRIC")
-    p.add_argument("--top", type=int, default=None, metavar="N", help="show the best N runs only")
+    p.add_argument(
+        "--top", type=positive_int, default=None, metavar="N", help="show the best N runs only"
+    )
     p.add_argument(
         "--compare",
         nargs=2,
@@ -58,23 +68,21 @@ def print_table(table: Table) -> None:
 def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     paths: list[Path] = args.paths or [DEFAULT_RESULTS]
-    if args.top is not None and args.top < 1:
-        err.print("[red]tooleval report:[/] --top must be at least 1")
-        return 2
     try:
         loaded = load_runs(paths, strict=not args.skip_bad)
-        if not loaded.runs:
-            err.print(f"[red]tooleval report:[/] no results files in {', '.join(map(str, paths))}")
-            return 2
+        if loaded.empty:
+            return fail(NAME, f"no results files in {', '.join(map(str, paths))}")
         report = build_report(loaded, [tuple(c) for c in args.compare], args.sort, args.top)
     except (ReportInputError, ValueError) as exc:
-        err.print(f"[red]tooleval report:[/] {exc}")
-        return 2
+        return fail(NAME, exc)
     for path, reason in loaded.skipped:
         err.print(f"[yellow]skipped[/] {path}: {reason}")
-    print_table(rich_table(report))
+    if report.summaries:
+        print_table(rich_table(report))
+    if report.conversations:
+        print_table(multiturn.rich_table(report.conversations))
     if not args.no_files:
         out = args.out or default_out(paths)
         written = write_report(report, out)
         err.print(f"wrote {', '.join(p.name for p in written)} to {out}")
-    return 0
+    return EXIT_OK

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_FAILED, EXIT_OK, fail
 from tooleval.suites.cesium.routing import Selection, route_original
 from tooleval.suites.cesium.routing_eval import (
     ROUTERS,
@@ -28,7 +29,7 @@ from tooleval.suites.cesium.routing_improved import route_improved
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "routing",
-        help="score the deterministic Cesium tool routers (no network)",
+        help=COMMANDS["routing"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -61,8 +62,7 @@ def run_one(args: argparse.Namespace) -> int:
     try:
         selection = select(args.prompt, args.router or "original", args.mode)
     except ValueError as exc:
-        print(f"tooleval routing: {exc}", file=sys.stderr)
-        return 2
+        return fail("routing", exc)
     if args.json:
         print(json.dumps(selection.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -70,7 +70,7 @@ def run_one(args: argparse.Namespace) -> int:
         print(f"tools ({len(selection.tools)}): {', '.join(selection.tools) or '-'}")
         if selection.dropped_toolsets:
             print(f"dropped by the cap: {', '.join(selection.dropped_toolsets)}")
-    return 0
+    return EXIT_OK
 
 
 def _upstream_failures(scores: dict[str, list[CaseScore]]) -> list[str]:
@@ -107,7 +107,7 @@ def run_cases(args: argparse.Namespace) -> int:
         print(json.dumps(doc, ensure_ascii=False, indent=2))
     else:
         _print_cases(routers, scores, summaries, anchors)
-    return 0 if anchors_ok and not failures else 1
+    return EXIT_OK if anchors_ok and not failures else EXIT_FAILED
 
 
 def _case_json(s: CaseScore) -> dict[str, object]:

@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from tooleval.commands import COMMANDS
+from tooleval.commands.common import EXIT_FAILED, EXIT_OK, fail, positive_float
 from tooleval.records import ToolSpec
 from tooleval.schema_compat.gate import AuditReport, audit_surfaces
 from tooleval.schema_compat.report import SEVERITIES, at_least, count_line, render_table
 from tooleval.schema_compat.surfaces import Surface, file_surface, suite_surfaces
 
-EXIT_BAD_INPUT = 2
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "schema-compat",
-        help="audit tool schemas against provider rules",
+        help=COMMANDS["schema-compat"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -50,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="list findings down to this severity (default: --fail-on)",
     )
-    parser.add_argument("--timeout-s", type=float, default=30.0, help="MCP server timeout")
+    parser.add_argument("--timeout-s", type=positive_float, default=30.0, help="MCP server timeout")
     parser.add_argument("--json", action="store_true", help="print one JSON report")
     parser.set_defaults(func=run)  # fmt: skip
 
@@ -92,8 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         surfaces = gather(args)
     except (OSError, ValueError) as exc:
-        print(f"tooleval schema-compat: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail("schema-compat", exc)
     report = audit_surfaces(surfaces, what_if=args.what_if)
     failing = at_least(report.findings, args.fail_on)
     if args.json:
@@ -101,4 +99,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, ensure_ascii=False, indent=2))
     else:
         print_text(report, args.show or args.fail_on)
-    return 1 if failing else 0
+    return EXIT_FAILED if failing else EXIT_OK

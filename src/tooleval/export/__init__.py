@@ -6,15 +6,14 @@ See docs/export.md.
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from tooleval.export.rl import RL_FORMAT, InfraNodeEnv, Observation, StepResult, rl_prompts
 from tooleval.export.sft import SFT_FORMAT, episode_examples, gold_examples
+from tooleval.fileio import package_json
 
 SCHEMAS = {"sft": "sft.schema.json", "rl": "rl.schema.json"}
 
@@ -38,8 +37,7 @@ def load_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of one export format (``sft`` or ``rl``), from the package."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown export format {kind!r}; choose one of: {', '.join(SCHEMAS)}")
-    text = resources.files(__name__).joinpath("schemas", SCHEMAS[kind]).read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: dict[str, Any] = package_json(__name__, "schemas", SCHEMAS[kind])
     return schema
 
 

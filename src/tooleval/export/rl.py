@@ -1,6 +1,7 @@
 """A small RL environment over the InfraNode suite, and the RL prompt export.
 
-``InfraNodeEnv`` wraps the episode loop (``tooleval.episodes``): ``reset()`` returns an
+``InfraNodeEnv`` wraps the shared multi-turn driver (``tooleval.runner.conversation``):
+``reset()`` returns an
 ``Observation`` (task, question, chat messages, tools); ``step(action)`` takes a tool call
 (``ToolCall``) or a final answer (``str``) and returns a ``StepResult``: the tool result the
 model would see, the reward, and whether the episode is done. The reward is sparse: 0.0 until
@@ -20,13 +21,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tooleval.episodes.loop import Episode, first_request
-from tooleval.episodes.records import EpisodeConfig
-from tooleval.episodes.scoring import score_episode
 from tooleval.records import GenerationResponse, NativeToolCall, Task, ToolCall
+from tooleval.runner.conversation import Conversation
+from tooleval.runner.item import build_request
+from tooleval.runner.records import RunConfig
 from tooleval.suites import Suite
 from tooleval.suites.infranode import load_suite
-from tooleval.suites.infranode.client import Transport, execute_tool, make_transport
+from tooleval.suites.infranode.client import Transport
 
 RL_FORMAT = "tooleval-rl/1"
 
@@ -53,17 +54,14 @@ class InfraNodeEnv:
 
     def __init__(
         self,
-        suite: Suite | None = None,
+        suite: Suite[Task] | None = None,
         transport: Transport | None = None,
         max_steps: int = 4,
         max_result_chars: int = 4000,
     ) -> None:
-        self.suite = suite or load_suite()
-        self.transport = transport or make_transport(None)
-        self.config = EpisodeConfig(
-            mode="native", max_rounds=max_steps, max_result_chars=max_result_chars
-        )
-        self._episode: Episode | None = None
+        self.suite = suite or load_suite(max_result_chars=max_result_chars, transport=transport)
+        self.config = RunConfig(mode="native", max_rounds=max_steps)
+        self._conversation: Conversation | None = None
         self._rng = random.Random()
 
     def reset(self, task_id: str | None = None, *, seed: int | None = None) -> Observation:
@@ -71,7 +69,7 @@ class InfraNodeEnv:
         if seed is not None:
             self._rng.seed(seed)
         task = self._task(task_id) if task_id else self._rng.choice(self.suite.tasks)
-        self._episode = Episode(task, self.suite.tools, self.config, self.transport)
+        self._conversation = Conversation(task, 0, self.suite, self.config)
         return observation(self.suite, task)
 
     def _task(self, task_id: str) -> Task:
@@ -81,26 +79,26 @@ class InfraNodeEnv:
         raise KeyError(f"unknown task id {task_id!r}")
 
     def step(self, action: ToolCall | str) -> StepResult:
-        episode = self._episode
-        if episode is None or episode.done:
+        conversation = self._conversation
+        if conversation is None or conversation.done:
             raise RuntimeError("call reset() before step(), and again after done")
-        before = len(episode.messages)
-        episode.advance(as_response(action, episode.rounds))
-        seen = [m.content or "" for m in episode.messages[before:] if m.role != "assistant"]
-        if not episode.done:
-            return StepResult("\n".join(seen), 0.0, False, {"round": episode.rounds})
-        return self._final("\n".join(seen), episode)
+        before = len(conversation.messages)
+        conversation.answer(as_response(action, conversation.rounds))
+        new = conversation.messages[before:]
+        seen = "\n".join(m.content or "" for m in new if m.role != "assistant")
+        if not conversation.done:
+            return StepResult(seen, 0.0, False, {"round": conversation.rounds})
+        return self._final(seen, conversation)
 
-    def _final(self, text: str, episode: Episode) -> StepResult:
-        task = episode.task
-        gold = execute_tool(self.transport, task.gold.name, task.gold.arguments)
-        score = score_episode(task, episode.calls, episode.final_answer, gold, episode.rounds)
-        info = {
-            "outcome": score.outcome,
-            "score": asdict(score),
-            "first_call": asdict(episode.first_call) if episode.first_call else None,
+    def _final(self, text: str, conversation: Conversation) -> StepResult:
+        record = conversation.record()
+        score = record.score
+        info: dict[str, Any] = {
+            "outcome": record.outcome,
+            "score": score.to_json() if score is not None else None,
+            "first_call": asdict(record.first_call) if record.first_call else None,
         }
-        return StepResult(text, float(score.success), True, info)
+        return StepResult(text, float(score.success) if score else 0.0, True, info)
 
 
 def as_response(action: ToolCall | str, round_no: int) -> GenerationResponse:
@@ -112,14 +110,14 @@ def as_response(action: ToolCall | str, round_no: int) -> GenerationResponse:
     return GenerationResponse(text=None, tool_calls=(call,))
 
 
-def observation(suite: Suite, task: Task) -> Observation:
-    request = first_request(task, suite.tools, EpisodeConfig(mode="native"))
+def observation(suite: Suite[Task], task: Task) -> Observation:
+    request = build_request(task, suite, RunConfig(mode="native"))
     messages = tuple({"role": m.role, "content": m.content} for m in request.messages)
     tools = tuple(tool.to_openai() for tool in suite.tools)
     return Observation(task.id, task.category, task.question, messages, tools)
 
 
-def rl_prompts(suite: Suite, tasks: Sequence[Task] | None = None) -> Iterator[dict[str, Any]]:
+def rl_prompts(suite: Suite[Task], tasks: Sequence[Task] | None = None) -> Iterator[dict[str, Any]]:
     """One RL starting point per task: prompt messages, tools and the gold for the reward."""
     for task in tasks if tasks is not None else suite.tasks:
         obs = observation(suite, task)

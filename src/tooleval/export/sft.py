@@ -19,13 +19,12 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from tooleval.episodes.feedback import result_text
-from tooleval.prompting import system_prompt
 from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.suites import Suite
 from tooleval.suites.infranode.api import ApiResponse
-from tooleval.suites.infranode.client import Transport, execute_tool, tool_request
-from tooleval.suites.infranode.generator import body_status
+from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
+from tooleval.suites.infranode.episodes.feedback import result_text
+from tooleval.suites.infranode.prompting import system_prompt
 
 SFT_FORMAT = "tooleval-sft/1"
 
@@ -68,7 +67,7 @@ def tool_turns(
     return turns
 
 
-def base_record(suite: Suite, task: Task, source: str) -> dict[str, Any]:
+def base_record(suite: Suite[Task], task: Task, source: str) -> dict[str, Any]:
     return {
         "format": SFT_FORMAT,
         "id": f"{suite.name}/{task.id}/{source}",
@@ -90,7 +89,7 @@ def opening(task: Task, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def gold_examples(
-    suite: Suite, transport: Transport, max_chars: int = 4000
+    suite: Suite[Task], transport: Transport, max_chars: int = 4000
 ) -> Iterator[dict[str, Any]]:
     """One example per task whose gold call verifies against ``transport``."""
     for task in suite.tasks:
@@ -116,7 +115,7 @@ def _episode_rounds(item: Mapping[str, Any]) -> list[list[ToolCall]]:
 
 
 def episode_example(
-    suite: Suite, task: Task, item: Mapping[str, Any], transport: Transport, max_chars: int
+    suite: Suite[Task], task: Task, item: Mapping[str, Any], transport: Transport, max_chars: int
 ) -> dict[str, Any] | None:
     """The SFT example of one successful episode item, or None when it does not qualify."""
     score = item.get("score") or {}
@@ -136,9 +135,9 @@ def episode_example(
 
 
 def episode_examples(
-    suite: Suite, document: Mapping[str, Any], transport: Transport, max_chars: int = 4000
+    suite: Suite[Task], document: Mapping[str, Any], transport: Transport, max_chars: int = 4000
 ) -> Iterator[dict[str, Any]]:
-    """SFT examples from a ``tooleval-episodes/1`` document of the same suite version."""
+    """SFT examples from an InfraNode multi-turn results document of the same suite version."""
     if (document.get("suite") or {}).get("version") != suite.version:
         return
     tasks = {task.id: task for task in suite.tasks}

@@ -8,12 +8,12 @@ writes are not charged extra and entries are assumed not to expire during the ru
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import loads
 from tooleval.measure.prompts import PromptSet
 
 PRICE_FIELDS = ("input", "cached_input", "output", "output_tokens", "min_cached_prefix")
@@ -47,8 +47,8 @@ def read_price_file(path: Path) -> dict[str, Any]:
     """A flat JSON or TOML object with any of PRICE_FIELDS; unknown keys are an error."""
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (OSError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text) if path.suffix == ".toml" else loads(text, path)
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read prices ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: prices must be an object with {', '.join(PRICE_FIELDS)}")

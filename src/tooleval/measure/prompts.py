@@ -12,11 +12,15 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tooleval.measure.tokenizers import NamedTokenizer, Template
-from tooleval.prompting import Mode, system_prompt
-from tooleval.records import ToolSpec
+from tooleval.records import Mode, ToolSpec
 from tooleval.suites import Suite
+from tooleval.suites.cesium import load_suite as load_cesium
+from tooleval.suites.cesium.catalogue import load_catalogue
+from tooleval.suites.cesium.prompting import scenario_instructions
+from tooleval.suites.cesium.routing import route_original
 
 FIXED_TOOL_SETS = ("all", "core")
 NATIVE_NOTE = "native mode: tool size estimated from their OpenAI-style JSON"
@@ -85,61 +89,57 @@ def prefix_id(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def offered_tools(suite: Suite[Any], task: Any) -> tuple[ToolSpec, ...]:
+    """The tools a task's first request offers (per task where the suite routes them)."""
+    return suite.dialogue.tools(task) if suite.dialogue is not None else suite.tools
+
+
 def measure_suite(
-    suite: Suite, mode: Mode, tok: NamedTokenizer, limit: int | None = None
+    suite: Suite[Any], mode: Mode, tok: NamedTokenizer, limit: int | None = None
 ) -> PromptSet:
-    """Sizes of every task's prompt; all tasks share one prefix."""
-    system = system_prompt(suite.tools, mode)
-    if mode == "native":
-        system = f"{system}\n\n{tools_json(suite.tools)}"
+    """Sizes of every task's first prompt (the suite's own messages). Tasks whose system
+    message and tools are the same share a prefix."""
     tasks = suite.tasks[:limit] if limit else suite.tasks
     prefixes: dict[str, Size] = {}
     items: list[ItemPrompt] = []
     for task in tasks:
-        prefix, body = chat_split(system, task.question, tok.template)
+        system, user = (m.content or "" for m in suite.messages(task, mode)[:2])
+        tools = offered_tools(suite, task)
+        if mode == "native":
+            system = f"{system}\n\n{tools_json(tools)}"
+        prefix, body = chat_split(system, user, tok.template)
         key = prefix_id(prefix)
         if key not in prefixes:
             prefixes[key] = measure_text(prefix, tok)
-        items.append(ItemPrompt(task.id, key, measure_text(body, tok), task.category))
-    notes = (NATIVE_NOTE,) if mode == "native" else ()
+        detail = task.category if tools == suite.tools else f"{len(tools)} tools: {task.category}"
+        items.append(ItemPrompt(task.id, key, measure_text(body, tok), detail))
+    notes: tuple[str, ...] = (NATIVE_NOTE,) if mode == "native" else ()
+    if suite.dialogue is not None and tasks and offered_tools(suite, tasks[0]) != suite.tools:
+        notes += ("tools as routed per task; first round only: later rounds resend the transcript",)
     return PromptSet(suite.name, mode, tok.name, prefixes, tuple(items), notes)
 
 
 def measure_cesium(tok: NamedTokenizer, router: str = "improved") -> PromptSet:
-    """First-round prompt of each Cesium scenario with the tools its router actually sends.
-
-    ``router`` is ``improved`` or ``original`` (keyword routing per prompt), or ``all`` / ``core``
-    (the whole catalogue / the core tools for every scenario, as a baseline).
-
-    Scenarios routed to the same tools (and locale) share a prefix. Later rounds resend the
-    growing transcript and are not counted here.
-    """
-    from tooleval.suites.cesium.catalogue import load_catalogue
-    from tooleval.suites.cesium.loop import system_prompt as cesium_system
-    from tooleval.suites.cesium.routing import route_original
-    from tooleval.suites.cesium.routing_improved import route_improved
-    from tooleval.suites.cesium.scenarios import load_scenarios
-
-    routers = {"improved": route_improved, "original": route_original}
-    if router not in (*routers, *FIXED_TOOL_SETS):
+    """First-round prompt of each Cesium scenario with the tools ``router`` sends it:
+    ``improved`` or ``original`` (keyword routing per prompt, the suite's own requests), or
+    ``all`` / ``core`` (the whole catalogue / the 15 core tools for every scenario, a baseline).
+    Later rounds resend the growing transcript and are not counted."""
+    if router not in (*FIXED_TOOL_SETS, "improved", "original"):
         raise ValueError(f"--router {router!r}: choose improved, original, all or core")
-    route = routers.get(router, route_original)
-    mode = router if router in FIXED_TOOL_SETS else "auto"
+    if router not in FIXED_TOOL_SETS:
+        return measure_suite(load_cesium(router), "native", tok)
+    tool_set = router
     catalogue = load_catalogue()
     prefixes: dict[str, Size] = {}
     items: list[ItemPrompt] = []
-    for scenario in load_scenarios():
-        selection = route(scenario.prompt, mode, catalogue)
-        system = cesium_system(scenario.locale, selection)
+    for scenario in load_cesium().tasks:
+        selection = route_original(scenario.prompt, tool_set, catalogue)
+        system = scenario_instructions(scenario.locale, selection.toolsets)
         system = f"{system}\n\n{tools_json(catalogue.specs(selection.tools))}"
         prefix, body = chat_split(system, scenario.prompt, tok.template)
         key = prefix_id(prefix)
         if key not in prefixes:
             prefixes[key] = measure_text(prefix, tok)
-        detail = f"{len(selection.tools)} tools: {','.join(selection.toolsets) or 'none'}"
-        items.append(ItemPrompt(scenario.id, key, measure_text(body, tok), detail))
-    notes = (
-        f"router {router}; tool size estimated from their OpenAI-style JSON",
-        "first round only: later rounds resend the transcript",
-    )
+        items.append(ItemPrompt(scenario.id, key, measure_text(body, tok), f"{tool_set} tools"))
+    notes = (f"every scenario gets the {tool_set} tools", NATIVE_NOTE)
     return PromptSet("cesium", "native", tok.name, prefixes, tuple(items), notes)

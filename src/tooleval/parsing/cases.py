@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from tooleval.fileio import iter_jsonl_text, package_text
 from tooleval.parsing import parse_response
 from tooleval.records import NativeToolCall, ParseResult, ToolSpec
 
@@ -83,16 +84,10 @@ def load_cases(families: Sequence[str] | None = None) -> tuple[ParseCase, ...]:
     """Every case of the given fixture files (default: all), in file order."""
     cases: list[ParseCase] = []
     for family in families or fixture_families():
-        text = (resources.files(PACKAGE) / FOLDER / f"{family}.jsonl").read_text("utf-8")
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{FOLDER}/{family}.jsonl:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: invalid JSON ({exc.msg})") from None
-            cases.append(case_from_json(row, family, where))
+        name = f"{FOLDER}/{family}.jsonl"
+        rows = iter_jsonl_text(package_text(PACKAGE, FOLDER, f"{family}.jsonl"), name)
+        for number, row in rows:  # a malformed line raises JsonlError naming file and line
+            cases.append(case_from_json(row, family, f"{name}:{number}"))
     return tuple(cases)
 
 

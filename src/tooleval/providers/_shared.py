@@ -1,20 +1,32 @@
-"""Helpers every remote provider module shares: error classes from HTTP facts, key redaction,
-Retry-After parsing and the reasoning setting. Pure functions; no SDK imports here."""
+"""Helpers the provider modules share (private to ``tooleval.providers``): error classes from
+HTTP facts, key redaction, Retry-After parsing, body and usage decoding, the key a hosted
+backend needs. Pure functions; no SDK imports here."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any, TypedDict
 
+import httpx
+
+from tooleval.fileio import JsonFileError, loads
 from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.providers.presets import Preset, key_for
+from tooleval.records import Usage
 
-EFFORTS = ("low", "medium", "high")
-# Token budgets used where a provider wants a number but the user gave an effort word.
-EFFORT_BUDGETS = {"low": 1024, "medium": 4096, "high": 16384}
+TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
+try:  # google-genai may send through the httpx2 fork instead of httpx
+    import httpx2
+
+    TIMEOUT_ERRORS += (httpx2.TimeoutException,)
+    TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, httpx2.TransportError)
+except ImportError:  # pragma: no cover - depends on the installed SDKs
+    TRANSPORT_ERRORS = (httpx.TransportError,)
 
 _QUOTA_MARKERS = (
     "insufficient_quota",
@@ -107,6 +119,30 @@ def sdk_failure(
     raise exc
 
 
+def transport_failure(exc: Exception, url: str, secrets: tuple[str | None, ...]) -> ProviderError:
+    """The ProviderError for an HTTP client failure without an answer: a timeout, or a
+    connection that could not be made or broke (refused, reset, a body cut short)."""
+    if isinstance(exc, TIMEOUT_ERRORS):
+        return ProviderError(ErrorClass.TIMEOUT, f"no answer from {url} in time")
+    return ProviderError(
+        ErrorClass.CONNECTION, f"{url}: {redact(str(exc) or type(exc).__name__, secrets)}"
+    )
+
+
+def response_text(
+    status: int, content: bytes, headers: Mapping[str, str], secrets: tuple[str | None, ...]
+) -> str:
+    """The body of a successful answer as text; ProviderError for an error status or a body
+    that is not UTF-8 (never scored as a model answer)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid_body(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if status >= 400:
+        raise error_for_status(status, text, headers.get("retry-after"), secrets)
+    return text
+
+
 def invalid_body(detail: str) -> ProviderError:
     return ProviderError(ErrorClass.INVALID_BODY, f"invalid response body: {detail}")
 
@@ -114,9 +150,9 @@ def invalid_body(detail: str) -> ProviderError:
 def load_body(text: str) -> dict[str, Any]:
     """A response body decoded as a JSON object, or INVALID_BODY."""
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise invalid_body(f"not JSON ({exc.msg} at char {exc.pos})") from None
+        body = loads(text, "response body")
+    except JsonFileError as exc:
+        raise invalid_body(f"not JSON ({exc.message})") from None
     if not isinstance(body, dict):
         raise invalid_body(f"expected a JSON object, got {type(body).__name__}")
     return body
@@ -130,48 +166,62 @@ def dump_args(arguments: Any) -> str:
 def load_args(arguments: str) -> dict[str, Any]:
     """Arguments text of a past tool call as an object; invalid or non-object JSON gives {}."""
     try:
-        value = json.loads(arguments) if arguments else {}
-    except ValueError:
+        value = loads(arguments) if arguments else {}
+    except JsonFileError:
         return {}
     return value if isinstance(value, dict) else {}
 
 
-@dataclass(frozen=True)
-class Reasoning:
-    """A parsed ``--reasoning`` value: provider default, off, an effort word, or a budget."""
-
-    mode: Literal["default", "off", "effort", "budget"]
-    effort: str | None = None
-    budget: int | None = None
-
-    def as_budget(self) -> int | None:
-        """A token budget for providers that take numbers (None for default/off)."""
-        if self.mode == "budget":
-            return self.budget
-        if self.mode == "effort" and self.effort is not None:
-            return EFFORT_BUDGETS[self.effort]
-        return None
-
-    def as_effort(self) -> str | None:
-        """An effort word for providers that take words (a budget maps to the nearest)."""
-        if self.mode == "effort":
-            return self.effort
-        if self.mode == "budget" and self.budget is not None:
-            if self.budget <= EFFORT_BUDGETS["low"]:
-                return "low"
-            return "medium" if self.budget <= EFFORT_BUDGETS["medium"] else "high"
-        return None
+def int_or_none(value: Any) -> int | None:
+    """An integer field of a usage object (booleans and other types are not counts)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def parse_reasoning(value: str | None) -> Reasoning:
-    """Parse ``None``, ``"off"``, ``"low"``/``"medium"``/``"high"`` or a token budget."""
-    if value is None:
-        return Reasoning("default")
-    word = value.strip().lower()
-    if word in ("off", "none", "0"):
-        return Reasoning("off")
-    if word in EFFORTS:
-        return Reasoning("effort", effort=word)
-    if word.isdigit():
-        return Reasoning("budget", budget=int(word))
-    raise ValueError(f"reasoning: {value!r} is not one of off, low, medium, high or a token budget")
+def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:
+    """The error for an answer with neither text nor a tool call.
+
+    ``reasoned and truncated``: the token budget was spent inside the reasoning
+    (REASONING_TRUNCATED, a setup problem); anything else is EMPTY_CHOICES. ``fields`` names
+    what the provider reported (finish reason, token counts) for the message.
+    """
+    if reasoned and truncated:
+        return ProviderError(
+            ErrorClass.REASONING_TRUNCATED,
+            f"token budget spent on reasoning ({fields}); raise --max-tokens or lower --reasoning",
+        )
+    return ProviderError(
+        ErrorClass.EMPTY_CHOICES, f"the answer has no text and no tool call ({fields})"
+    )
+
+
+class HostedOptions(TypedDict, total=False):
+    """Constructor options of the backends that always need a key (Gemini, Anthropic)."""
+
+    base_url: str | None
+    timeout_s: float
+    api_key_env: str | None
+    env: Mapping[str, str] | None
+
+
+def hosted_target(preset: Preset, options: HostedOptions) -> tuple[str, str, float]:
+    """``(base_url, key, timeout_s)`` for a backend that always needs a key: the preset's host
+    unless ``base_url`` says otherwise; ValueError naming the variables to set. A key goes only
+    to the preset's own host unless ``api_key_env`` names one explicitly."""
+    base_url = options.get("base_url") or preset.base_url
+    env = options.get("env")
+    environment = os.environ if env is None else env
+    api_key_env = options.get("api_key_env")
+    key = key_for(preset, base_url, environment, explicit_env=api_key_env)
+    if key is None:
+        raise ValueError(
+            f"the {preset.name} backend needs {' or '.join(preset.key_env)} (for {preset.base_url})"
+            " or --api-key-env naming the key for another --base-url"
+        )
+    return base_url, key, options.get("timeout_s", 60.0)
+
+
+def usage_of(usage: Any, fields: Mapping[str, str]) -> Usage:
+    """A Usage from a provider's usage object; ``fields`` maps Usage names to its keys."""
+    if not isinstance(usage, Mapping):
+        return Usage()
+    return Usage(**{name: int_or_none(usage.get(key)) for name, key in fields.items()})

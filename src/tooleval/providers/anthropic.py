@@ -5,23 +5,25 @@ Request building and response parsing are pure functions over plain dicts.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anthropic
 
 from tooleval.providers._shared import (
+    HostedOptions,
     dump_args,
+    hosted_target,
     invalid_body,
     load_args,
     load_body,
-    parse_reasoning,
+    no_answer,
     sdk_failure,
+    usage_of,
 )
-from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.providers.presets import PRESETS, key_for
+from tooleval.providers.presets import PRESETS
+from tooleval.providers.reasoning import parse_reasoning
 from tooleval.records import (
     GenerationRequest,
     GenerationResponse,
@@ -123,19 +125,15 @@ def build_anthropic_body(request: GenerationRequest, model: str) -> dict[str, An
     return body
 
 
+USAGE_FIELDS = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cached_input_tokens": "cache_read_input_tokens",
+}
+
+
 def parse_anthropic_usage(usage: Any) -> Usage:
-    if not isinstance(usage, dict):
-        return Usage()
-
-    def number(key: str) -> int | None:
-        value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    return Usage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cached_input_tokens=number("cache_read_input_tokens"),
-    )
+    return usage_of(usage, USAGE_FIELDS)
 
 
 def _read_blocks(content: list[Any]) -> tuple[list[str], list[str], list[NativeToolCall]]:
@@ -170,15 +168,8 @@ def parse_anthropic_body(body: Mapping[str, Any]) -> GenerationResponse:
     usage = parse_anthropic_usage(body.get("usage"))
     reasoning = "\n".join(thoughts) if thoughts else None
     if not calls and not text:
-        if reasoning is not None and stop == "max_tokens":
-            raise ProviderError(
-                ErrorClass.REASONING_TRUNCATED,
-                f"max_tokens spent on thinking (output_tokens={usage.output_tokens}); "
-                "raise --max-tokens or lower --reasoning",
-            )
-        raise ProviderError(
-            ErrorClass.EMPTY_CHOICES, f"the answer has no text or tool_use ({stop=})"
-        )
+        fields = f"stop_reason={stop}, output_tokens={usage.output_tokens}"
+        raise no_answer(reasoning is not None, stop == "max_tokens", fields)
     return GenerationResponse(
         text=text or None,
         tool_calls=tuple(calls),
@@ -197,25 +188,9 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        timeout_s: float = 60.0,
-        api_key_env: str | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        env = os.environ if env is None else env
-        preset = PRESETS["anthropic"]
+    def __init__(self, model: str, **options: Unpack[HostedOptions]) -> None:
         self.model = model
-        self.base_url = base_url or preset.base_url
-        key = key_for(preset, self.base_url, env, explicit_env=api_key_env)
-        if key is None:
-            raise ValueError(
-                "the anthropic backend needs ANTHROPIC_API_KEY (for api.anthropic.com) or "
-                "--api-key-env naming the key for another --base-url"
-            )
+        self.base_url, key, timeout_s = hosted_target(PRESETS["anthropic"], options)
         self._secrets = (key,)
         self._client = anthropic.Anthropic(
             api_key=key, base_url=self.base_url, timeout=timeout_s, max_retries=0

@@ -49,6 +49,7 @@ class ProviderError(Exception):
         self.error_class = error_class
         self.status = status
         self.retry_after = retry_after
+        self.attempts = 1  # set by the request path to the attempts the request took
 
     @property
     def retryable(self) -> bool:

@@ -3,31 +3,46 @@
 A script is a list of replies (or a JSONL file, one reply per line). A reply answers with text,
 with native tool calls, or raises a ProviderError of a given class. Replies keyed by ``match``
 (a substring of the last user message) or by ``task_id`` (resolved to the task's question via
-``questions``) answer every request they match; unkeyed replies answer the remaining requests
-in order, and the last one repeats.
+``questions``) answer the requests they match, in script order per key (the last one for a
+key repeats: a key with one reply answers every match); unkeyed replies answer the remaining
+requests in order, and the last one repeats. The shipped scripted fake: the tests and
+``--backend fake`` use nothing else.
 
 JSONL line examples::
 
     {"text": "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"koeln\"}}"}
     {"task_id": "rk-003", "tool_calls": [{"name": "get_resource", "arguments": {"key": "x"}}]}
     {"match": "Bahnhof", "error": "rate_limited", "retry_after": 2}
+    {"text": "Fertig.", "usage": {"input_tokens": 10, "output_tokens": 3}}
+
+``FakeBatchProvider`` answers the same script a batch at a time (the lockstep path).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import JsonFileError, loads
 from tooleval.providers._shared import dump_args
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse, NativeToolCall, Usage
 
 _KEYS = frozenset(
-    {"task_id", "match", "text", "tool_calls", "error", "retry_after", "reasoning", "finish_reason"}
+    {
+        "task_id",
+        "match",
+        "text",
+        "tool_calls",
+        "error",
+        "retry_after",
+        "reasoning",
+        "finish_reason",
+        "usage",
+    }
 )
 _STATUS = {
     ErrorClass.RATE_LIMITED: 429,
@@ -49,6 +64,7 @@ class FakeReply:
     finish_reason: str | None = None
     task_id: str | None = None
     match: str | None = None
+    usage: Usage = field(default_factory=Usage)
 
     def __post_init__(self) -> None:
         given = sum((self.text is not None, bool(self.tool_calls), self.error is not None))
@@ -67,7 +83,7 @@ class FakeReply:
         return GenerationResponse(
             text=self.text,
             tool_calls=self.tool_calls,
-            usage=Usage(),
+            usage=self.usage,
             finish_reason=finish,
             reasoning=self.reasoning,
         )
@@ -111,6 +127,7 @@ def parse_reply(raw: Mapping[str, Any], where: str = "reply") -> FakeReply:
             finish_reason=raw.get("finish_reason"),
             task_id=raw.get("task_id"),
             match=raw.get("match"),
+            usage=Usage(**(raw.get("usage") or {})),
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
@@ -125,9 +142,9 @@ def load_script(path: str | Path) -> list[FakeReply]:
             continue
         where = f"{path}:{number}"
         try:
-            raw = json.loads(line)
-        except ValueError as exc:
-            raise ValueError(f"{where}: not JSON ({exc})") from None
+            raw = loads(line, where)
+        except JsonFileError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.message})") from None
         if not isinstance(raw, dict):
             raise ValueError(f"{where}: expected a JSON object")
         replies.append(parse_reply(raw, where))
@@ -155,19 +172,20 @@ class FakeProvider:
         questions: Mapping[str, str] | None = None,
     ) -> None:
         replies = load_script(script) if isinstance(script, (str, Path)) else list(script)
-        self._keyed: list[tuple[str, FakeReply]] = []
+        self._keyed: dict[str, list[FakeReply]] = {}
         self._ordered: list[FakeReply] = []
         for reply in replies:
             if reply.task_id is not None:
                 if questions is None or reply.task_id not in questions:
                     raise ValueError(f"fake reply for task {reply.task_id!r}: question unknown")
-                self._keyed.append((questions[reply.task_id], reply))
+                self._keyed.setdefault(questions[reply.task_id], []).append(reply)
             elif reply.match is not None:
-                self._keyed.append((reply.match, reply))
+                self._keyed.setdefault(reply.match, []).append(reply)
             else:
                 self._ordered.append(reply)
         self._lock = threading.Lock()
         self._next = 0
+        self._used: dict[str, int] = {}
         self.requests: list[GenerationRequest] = []
 
     def __repr__(self) -> str:
@@ -180,11 +198,39 @@ class FakeProvider:
         text = _last_user_text(request)
         with self._lock:
             self.requests.append(request)
-            for needle, reply in self._keyed:
+            for needle, keyed in self._keyed.items():
                 if needle in text:
-                    return reply
+                    used = self._used.get(needle, 0)
+                    self._used[needle] = used + 1
+                    return keyed[min(used, len(keyed) - 1)]
             if not self._ordered:
                 raise ProviderError(ErrorClass.OTHER, f"no scripted reply matches {text[:80]!r}")
             reply = self._ordered[min(self._next, len(self._ordered) - 1)]
             self._next += 1
             return reply
+
+
+class FakeBatchProvider(FakeProvider):
+    """The same script, answered a batch at a time (as the embedded model answers): for tests of
+    the lockstep path. Errors come back in the list instead of being raised."""
+
+    def __init__(
+        self,
+        script: Sequence[FakeReply] | str | Path,
+        *,
+        questions: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(script, questions=questions)
+        self.batches: list[int] = []  # the size of every batch asked for
+
+    def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse | ProviderError]:
+        self.batches.append(len(requests))
+        answers: list[GenerationResponse | ProviderError] = []
+        for request in requests:
+            try:
+                answers.append(self.generate(request))
+            except ProviderError as error:
+                answers.append(error)
+        return answers

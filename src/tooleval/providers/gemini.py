@@ -8,38 +8,32 @@ it for the raw response text, so both stay pure and testable as dicts.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Unpack
 
-import httpx
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from tooleval.providers._shared import (
+    TRANSPORT_ERRORS,
+    HostedOptions,
     dump_args,
     error_for_status,
+    hosted_target,
     invalid_body,
     load_args,
     load_body,
-    parse_reasoning,
-    redact,
+    no_answer,
+    transport_failure,
+    usage_of,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.providers.presets import PRESETS, key_for
+from tooleval.providers.presets import PRESETS
+from tooleval.providers.reasoning import parse_reasoning
 from tooleval.records import GenerationRequest, GenerationResponse, Message, NativeToolCall, Usage
-
-_TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
-_TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError,)
-try:  # google-genai may send through the httpx2 fork instead of httpx
-    import httpx2
-
-    _TIMEOUT_ERRORS += (httpx2.TimeoutException,)
-    _TRANSPORT_ERRORS += (httpx2.TransportError,)
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    pass
 
 _RETRY_DELAY = re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"')
 
@@ -138,23 +132,20 @@ def build_gemini_body(request: GenerationRequest) -> dict[str, Any]:
     return body
 
 
+USAGE_FIELDS = {
+    "input_tokens": "promptTokenCount",
+    "output_tokens": "candidatesTokenCount",
+    "cached_input_tokens": "cachedContentTokenCount",
+    "reasoning_tokens": "thoughtsTokenCount",
+}
+
+
 def parse_gemini_usage(usage: Any) -> Usage:
     """Usage from usageMetadata; output counts answer plus thought tokens (both are billed)."""
-    if not isinstance(usage, dict):
-        return Usage()
-
-    def number(key: str) -> int | None:
-        value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    answer, thoughts = number("candidatesTokenCount"), number("thoughtsTokenCount")
+    found = usage_of(usage, USAGE_FIELDS)
+    answer, thoughts = found.output_tokens, found.reasoning_tokens
     output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
-    return Usage(
-        input_tokens=number("promptTokenCount"),
-        output_tokens=output,
-        cached_input_tokens=number("cachedContentTokenCount"),
-        reasoning_tokens=thoughts,
-    )
+    return replace(found, output_tokens=output)
 
 
 def _read_parts(parts: list[Any]) -> tuple[str, str, tuple[NativeToolCall, ...]]:
@@ -200,13 +191,8 @@ def parse_gemini_body(body: Mapping[str, Any]) -> GenerationResponse:
     finish = candidate.get("finishReason")
     usage = parse_gemini_usage(body.get("usageMetadata"))
     if not calls and not text:
-        if finish == "MAX_TOKENS" and (thoughts or usage.reasoning_tokens):
-            raise ProviderError(
-                ErrorClass.REASONING_TRUNCATED,
-                f"maxOutputTokens spent on thinking (thoughts={usage.reasoning_tokens}); "
-                "raise --max-tokens or set --reasoning",
-            )
-        raise ProviderError(ErrorClass.EMPTY_CHOICES, f"the answer has no text or call ({finish=})")
+        fields = f"finishReason={finish}, thoughtsTokenCount={usage.reasoning_tokens}"
+        raise no_answer(bool(thoughts or usage.reasoning_tokens), finish == "MAX_TOKENS", fields)
     return GenerationResponse(
         text=text or None,
         tool_calls=calls,
@@ -241,30 +227,14 @@ class GeminiProvider:
 
     name = "gemini"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        timeout_s: float = 60.0,
-        api_key_env: str | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        env = os.environ if env is None else env
-        preset = PRESETS["gemini"]
+    def __init__(self, model: str, **options: Unpack[HostedOptions]) -> None:
         self.model = model
-        self.base_url = base_url or preset.base_url
-        key = key_for(preset, self.base_url, env, explicit_env=api_key_env)
-        if key is None:
-            raise ValueError(
-                "the gemini backend needs GEMINI_API_KEY or GOOGLE_API_KEY (for Google's host) "
-                "or --api-key-env naming the key for another --base-url"
-            )
+        self.base_url, key, timeout_s = hosted_target(PRESETS["gemini"], options)
         self._secrets = (key,)
-        options = genai_types.HttpOptions(
+        http = genai_types.HttpOptions(
             base_url=self.base_url, api_version="v1beta", timeout=int(timeout_s * 1000)
         )
-        self._client = genai.Client(api_key=key, http_options=options)
+        self._client = genai.Client(api_key=key, http_options=http)
 
     def __repr__(self) -> str:
         return f"GeminiProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -286,11 +256,8 @@ class GeminiProvider:
             return raw or ""
         except genai_errors.APIError as exc:
             failure = self._status_error(exc)
-        except _TIMEOUT_ERRORS:
-            failure = ProviderError(ErrorClass.TIMEOUT, f"no answer from {self.base_url} in time")
-        except _TRANSPORT_ERRORS as exc:
-            detail = redact(str(exc), self._secrets)
-            failure = ProviderError(ErrorClass.CONNECTION, f"{self.base_url}: {detail}")
+        except TRANSPORT_ERRORS as exc:
+            failure = transport_failure(exc, self.base_url, self._secrets)
         raise failure
 
     def _status_error(self, exc: genai_errors.APIError) -> ProviderError:

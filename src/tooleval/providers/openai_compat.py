@@ -1,49 +1,49 @@
 """The OpenAI-compatible backend: any server speaking ``POST /v1/chat/completions``.
 
 Request building and response parsing are pure functions over plain dicts; the provider class
-only sends one request through the official ``openai`` SDK and maps failures to ProviderError.
+only sends one request (``httpx``, one pooled client, no retries) and maps failures to
+ProviderError. The wire format is the whole contract with these servers, so no SDK sits in
+between: importing and driving the ``openai`` SDK cost 0.85 s of start-up and a third of the
+per-request CPU (bench:runner in docs/performance.md).
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import openai
+import httpx
 
 from tooleval.providers._shared import (
     dump_args,
     error_for_status,
+    int_or_none,
     invalid_body,
     load_body,
-    parse_reasoning,
-    sdk_failure,
+    no_answer,
+    response_text,
+    transport_failure,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.providers.presets import Preset, get_preset, key_for, preset_url, require_key
+from tooleval.providers.presets import (
+    Preset,
+    chat_url,
+    get_preset,
+    key_for,
+    preset_for_host,
+    preset_url,
+    require_key,
+)
+from tooleval.providers.reasoning import parse_reasoning
 from tooleval.records import (
     GenerationRequest,
     GenerationResponse,
     Message,
     NativeToolCall,
     Usage,
-)
-
-# Body fields the SDK's create() takes as typed arguments; all others travel in extra_body.
-_SDK_FIELDS = frozenset(
-    {
-        "model",
-        "messages",
-        "tools",
-        "max_tokens",
-        "max_completion_tokens",
-        "temperature",
-        "seed",
-        "stop",
-        "reasoning_effort",
-    }
 )
 
 
@@ -118,11 +118,9 @@ def build_openai_body(
     if preset is not None:
         _merge(body, preset.extra_body)
     _apply_reasoning(body, request.reasoning, preset)
+    if preset is not None and preset.body_fields is not None:
+        body = {key: value for key, value in body.items() if key in preset.body_fields}
     return body
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_openai_usage(usage: Any) -> Usage:
@@ -130,14 +128,14 @@ def parse_openai_usage(usage: Any) -> Usage:
         return Usage()
     prompt_details = usage.get("prompt_tokens_details") or {}
     completion_details = usage.get("completion_tokens_details") or {}
-    cached = _int_or_none(prompt_details.get("cached_tokens") if prompt_details else None)
+    cached = int_or_none(prompt_details.get("cached_tokens") if prompt_details else None)
     if cached is None:  # DeepSeek reports its context cache this way
-        cached = _int_or_none(usage.get("prompt_cache_hit_tokens"))
+        cached = int_or_none(usage.get("prompt_cache_hit_tokens"))
     return Usage(
-        input_tokens=_int_or_none(usage.get("prompt_tokens")),
-        output_tokens=_int_or_none(usage.get("completion_tokens")),
+        input_tokens=int_or_none(usage.get("prompt_tokens")),
+        output_tokens=int_or_none(usage.get("completion_tokens")),
         cached_input_tokens=cached,
-        reasoning_tokens=_int_or_none(
+        reasoning_tokens=int_or_none(
             completion_details.get("reasoning_tokens") if completion_details else None
         ),
     )
@@ -198,7 +196,9 @@ def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
     finish = choice.get("finish_reason")
     usage = parse_openai_usage(body.get("usage"))
     if not calls and not content:
-        _raise_no_answer(finish, reasoning is not None or bool(usage.reasoning_tokens), usage)
+        fields = f"finish_reason={finish}, output_tokens={usage.output_tokens}"
+        reasoned = reasoning is not None or bool(usage.reasoning_tokens)
+        raise no_answer(reasoned, finish in ("length", "max_tokens"), fields)
     return GenerationResponse(
         text=content if content else None,
         tool_calls=calls,
@@ -208,29 +208,14 @@ def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
     )
 
 
-def _raise_no_answer(finish: Any, reasoned: bool, usage: Usage) -> None:
-    if reasoned and finish in ("length", "max_tokens"):
-        raise ProviderError(
-            ErrorClass.REASONING_TRUNCATED,
-            f"token budget spent on reasoning (finish_reason={finish}, "
-            f"output_tokens={usage.output_tokens}); raise --max-tokens or lower --reasoning",
-        )
-    raise ProviderError(
-        ErrorClass.EMPTY_CHOICES, f"the answer has no content and no tool calls ({finish=})"
-    )
-
-
-def _split_for_sdk(body: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    known = {k: v for k, v in body.items() if k in _SDK_FIELDS}
-    extra = {k: v for k, v in body.items() if k not in _SDK_FIELDS}
-    return known, extra
-
-
 class OpenAICompatProvider:
-    """One chat-completions request per ``generate`` through the ``openai`` SDK, no retries.
+    """One chat-completions request per ``generate``, no retries.
 
-    ``preset`` names an entry of PRESETS; without a preset and without ``base_url`` the
-    OpenAI API is used. ``api_key_env`` names the key variable explicitly (any host).
+    ``preset`` names an entry of PRESETS. Without one, a ``base_url`` (or ``endpoint``) on a
+    known provider's host picks that provider's preset (its key variable and quirks); without
+    any URL the OpenAI API is used. ``endpoint`` is a full chat URL for servers whose path is
+    not ``<base>/chat/completions``. ``api_key_env`` names the key variable explicitly; that
+    key is sent to whatever host the run talks to.
     """
 
     name = "openai"
@@ -241,42 +226,63 @@ class OpenAICompatProvider:
         *,
         base_url: str | None = None,
         preset: str | None = None,
+        endpoint: str | None = None,
         timeout_s: float = 60.0,
         api_key_env: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model
-        self.preset = get_preset(preset) if preset else (None if base_url else get_preset("openai"))
-        if self.preset is not None and not base_url:
-            base_url = preset_url(self.preset, env)
+        self.preset = resolve_preset(preset, base_url or endpoint)
         if not base_url:
-            raise ValueError("the openai backend needs --base-url or --preset")
+            base_url = endpoint or (preset_url(self.preset, env) if self.preset else None)
+        if not base_url:
+            raise ValueError("the openai backend needs --base-url, --endpoint or --preset")
         self.base_url = base_url
-        key = key_for(self.preset, base_url, env, explicit_env=api_key_env)
+        self.chat_url = endpoint or (chat_url(self.preset, base_url) if self.preset else None)
+        self.url = self.chat_url or base_url.rstrip("/") + "/chat/completions"
+        key = key_for(self.preset, self.url, env, explicit_env=api_key_env)
         if key is None and self.preset is not None:
-            require_key(self.preset, base_url)
+            require_key(self.preset, self.url)
         self._secrets = (key,)
-        self._headers: dict[str, Any] = {} if key else {"Authorization": openai.Omit()}
-        self._client = openai.OpenAI(
-            api_key=key or "no-key", base_url=base_url, timeout=timeout_s, max_retries=0
-        )
+        self._client = httpx.Client(headers=request_headers(key), timeout=timeout_s, limits=LIMITS)
+        self.close = weakref.finalize(self, self._client.close)  # pooled connections closed
 
     def __repr__(self) -> str:
         preset = self.preset.name if self.preset else None
-        return f"OpenAICompatProvider(model={self.model!r}, base_url={self.base_url!r}, {preset=})"
+        return f"OpenAICompatProvider(model={self.model!r}, url={self.url!r}, {preset=})"
 
     def generate(self, request: GenerationRequest) -> GenerationResponse:
         body = build_openai_body(request, self.model, self.preset)
         return parse_openai_body(load_body(self._send(body)))
 
     def _send(self, body: Mapping[str, Any]) -> str:
-        known, extra = _split_for_sdk(body)
         try:
-            raw = self._client.chat.completions.with_raw_response.create(
-                **known, extra_body=extra or None, extra_headers=self._headers
-            )
-            return str(raw.http_response.text)
-        except (openai.APIError, UnicodeDecodeError) as exc:
-            failure = sdk_failure(openai, exc, self.base_url, self._secrets)
-        raise failure  # outside the except block: no SDK exception chained to it
+            response = self._client.post(self.url, json=body)
+        except httpx.HTTPError as exc:
+            failure = transport_failure(exc, self.url, self._secrets)
+        else:
+            return response_text(response.status_code, response.content, response.headers,
+                                 self._secrets)  # fmt: skip
+        raise failure  # outside the except block: no httpx exception chained to it
+
+
+LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+
+
+def request_headers(key: str | None) -> dict[str, str]:
+    """The headers of every request; the key, when there is one, as a bearer token only."""
+    headers = {"Accept": "application/json", "User-Agent": "tooleval"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def resolve_preset(name: str | None, url: str | None) -> Preset | None:
+    """The named preset; else the preset of a known host ``url`` points at; else, without any
+    URL, the OpenAI API's preset."""
+    if name:
+        return get_preset(name)
+    if url:
+        return preset_for_host(url)
+    return get_preset("openai")

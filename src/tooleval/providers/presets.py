@@ -22,7 +22,10 @@ class Preset:
     request-body fields that switch reasoning off/on; ``default_reasoning`` applies when the
     request leaves reasoning unset. ``extra_body`` is merged into every request body.
     ``max_tokens_field`` names the output-budget field; ``reasoning_drops_temperature`` omits
-    the temperature whenever reasoning is switched on.
+    the temperature whenever reasoning is switched on. ``chat_path`` is the chat endpoint's
+    path below ``base_url``; ``body_fields`` (when set) are the only body fields sent (a proxy
+    that fixes everything else server-side). ``default_model`` is used when no model is given;
+    ``rpm`` is the per-minute limit runs pace themselves under by default.
     """
 
     name: str
@@ -36,6 +39,10 @@ class Preset:
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     max_tokens_field: str = "max_tokens"
     reasoning_drops_temperature: bool = False
+    chat_path: str = "/chat/completions"
+    body_fields: frozenset[str] | None = None
+    default_model: str | None = None
+    rpm: float | None = None
 
     @property
     def needs_key(self) -> bool:
@@ -62,6 +69,18 @@ PRESETS: dict[str, Preset] = {
         thinking_off={"thinking": {"type": "disabled"}},
         thinking_on={"thinking": {"type": "enabled"}},
         default_reasoning="off",
+        default_model="deepseek-v4-flash",
+    ),
+    # The Cesium guide's public demo (Cloudflare Pages Function in front of Workers AI): no key,
+    # the model is fixed server-side, 30 requests per minute per client.
+    "workers-ai": Preset(
+        "workers-ai",
+        "https://cesium-browser-agent.pages.dev",
+        chat_path="/api/chat",
+        supports_seed=False,
+        body_fields=frozenset({"messages", "tools"}),
+        default_model="@cf/zai-org/glm-4.7-flash",
+        rpm=27.0,
     ),
     "cloudflare": Preset(
         "cloudflare",
@@ -98,6 +117,23 @@ def get_preset(name: str) -> Preset:
         raise ValueError(
             f"unknown preset {name!r}; valid presets: {', '.join(OPENAI_COMPATIBLE)}"
         ) from None
+
+
+def chat_url(preset: Preset, base_url: str) -> str | None:
+    """The full chat URL when the preset's chat path is not the OpenAI one (else None)."""
+    if preset.chat_path == "/chat/completions":
+        return None
+    return base_url.rstrip("/") + preset.chat_path
+
+
+def preset_for_host(url: str) -> Preset | None:
+    """The keyed preset whose host ``url`` points at (a known provider used by its URL alone),
+    or None. Local servers (vLLM, Ollama, …) are never guessed: their presets change bodies."""
+    for preset in PRESETS.values():
+        keyed = preset.needs_key and preset.name in OPENAI_COMPATIBLE
+        if keyed and origin(url) == origin(preset.base_url):
+            return preset
+    return None
 
 
 def origin(url: str) -> tuple[str, str, int]:

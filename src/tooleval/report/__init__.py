@@ -5,10 +5,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tooleval.fileio import write_text_atomic
+from tooleval.fileio import dumps, write_bytes_atomic, write_text_atomic
 from tooleval.report.build import Report, build_report, report_json
 from tooleval.report.charts import all_charts
 from tooleval.report.html import render_html
@@ -35,12 +34,6 @@ __all__ = [
 REPORT_FILES = ("report.md", "report.json", "report.html")
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
 def write_report(report: Report, out_dir: Path) -> list[Path]:
     """Write report.md, report.json, report.html and the PNG charts; returns the paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -51,7 +44,7 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
         written.append(out_dir / name)
     texts = {
         "report.md": markdown(report, list(charts)),
-        "report.json": json.dumps(report_json(report), ensure_ascii=False, indent=1) + "\n",
+        "report.json": dumps(report_json(report), indent=1) + "\n",
         "report.html": render_html(report, charts),
     }
     for name, text in texts.items():

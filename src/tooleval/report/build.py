@@ -20,6 +20,7 @@ from tooleval.report.analysis import (
     summarize_run,
 )
 from tooleval.report.loading import LoadedRuns, RunData
+from tooleval.report.multiturn import ConversationSummary, summarize_conversations, summary_json
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
 
 REPORT_FORMAT = "tooleval-report/1"
@@ -37,6 +38,7 @@ class Report:
     skipped: tuple[tuple[Path, str], ...]
     sort_key: str
     top: int | None = None
+    conversations: tuple[ConversationSummary, ...] = ()
 
     @property
     def shown(self) -> tuple[RunSummary, ...]:
@@ -113,26 +115,18 @@ def build_report(
         skipped=loaded.skipped,
         sort_key=sort_key,
         top=top,
+        conversations=summarize_conversations(loaded.conversations),
     )
 
 
 def run_json(summary: RunSummary) -> dict[str, Any]:
     run = summary.run
     return {
-        "run_id": run.run_id,
-        "file": run.path.name,
-        "model": run.model,
-        "setup": run.setup,
+        **run.to_json(),
         "mode": run.mode,
         "max_tokens": run.config.get("max_tokens"),
         "reasoning": run.config.get("reasoning"),
         "repeats": run.config.get("repeats", 1),
-        "suite": {"name": run.suite_name, "version": run.suite_version},
-        "complete": run.complete,
-        "stop_reason": run.stop_reason,
-        "planned": run.planned,
-        "answered": run.answered,
-        "errors_by_class": dict(run.errors_by_class),
         "pass_hat_k": run.pass_hat_k,
         "category_counts_exact": run.planned_by_category_exact,
         "rates": {k: r.to_json() for k, r in summary.rates.items()},
@@ -185,5 +179,6 @@ def report_json(report: Report) -> dict[str, Any]:
         "comparisons": [comparison_json(c) for c in report.comparisons],
         "mode_deltas": [comparison_json(c) for c in report.mode_deltas],
         "not_covered": [behaviour_json(b) for b in report.not_covered],
+        "multi_turn_runs": [summary_json(c) for c in report.conversations],
         "skipped": [{"file": p.name, "reason": why} for p, why in report.skipped],
     }

@@ -117,7 +117,9 @@ def not_covered_png(report: Report) -> bytes | None:
 
 
 def all_charts(report: Report) -> dict[str, bytes]:
-    """File name -> PNG bytes for every chart this report has."""
+    """File name -> PNG bytes for every chart this report has (none without single-call runs)."""
+    if not report.summaries:
+        return {}
     charts = {HEATMAP: heatmap_png(report), BARS: bars_png(report)}
     behaviour = not_covered_png(report)
     if behaviour is not None:

@@ -1,26 +1,28 @@
 """Find and read results files for a report; name the file whenever one is unusable.
 
-A folder is scanned for ``*.json`` files (not recursively). Files that are not results
-(journals, a report's own ``report.json``, other JSON documents) are skipped and listed;
-a file that claims to be a results file but is broken raises ``ReportInputError``.
+A folder is scanned for ``*.json`` files (not recursively); each is parsed once. Files that
+are not results (journals, a report's own ``report.json``, other JSON documents) are skipped
+and listed; a file that is broken, or claims to be a results file but is malformed, raises
+``ReportInputError``. Single-call runs become ``RunData``; multi-turn runs (InfraNode
+episodes, Cesium scenarios; older formats too) become ``ConversationRun``.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tooleval.records import ToolCall
+from tooleval.fileio import JsonFileError, read_json
+from tooleval.records import Task, ToolCall
 from tooleval.runner.records import ItemRecord, item_from_json
-from tooleval.runner.results import RESULTS_FORMAT, load_results
+from tooleval.runner.results import MULTI_TURN, upgrade
 from tooleval.suites import Suite, load_suite
 
 REPORT_FILE_NAMES = frozenset({"report.json"})
-SuiteLookup = Callable[[str], Suite | None]
+SuiteLookup = Callable[[str], Suite[Task] | None]
 
 
 class ReportInputError(ValueError):
@@ -28,30 +30,21 @@ class ReportInputError(ValueError):
 
 
 @dataclass(frozen=True)
-class RunData:
-    """One results file, reduced to what reports need."""
+class RunInfo:
+    """What every results file says about its run, whatever its kind."""
 
     run_id: str
     path: Path
     model: str
-    mode: str
     setup: str
     config: Mapping[str, Any]
     complete: bool
     stop_reason: str | None
     suite_name: str
     suite_version: str
-    categories: tuple[str, ...]
     planned: int
     answered: int
     errors_by_class: Mapping[str, int]
-    metrics: Mapping[str, float | None]
-    metrics_answered: Mapping[str, float | None]
-    pass_hat_k: float | None
-    items: tuple[ItemRecord, ...]
-    planned_by_category: Mapping[str, int]
-    planned_by_category_exact: bool
-    gold: Mapping[str, ToolCall] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:
@@ -61,19 +54,72 @@ class RunData:
     def label(self) -> str:
         return f"{self.model} ({self.setup})"
 
+    def to_json(self) -> dict[str, Any]:
+        """The fields a report's JSON gives for every run."""
+        return {
+            "run_id": self.run_id,
+            "file": self.path.name,
+            "model": self.model,
+            "setup": self.setup,
+            "suite": {"name": self.suite_name, "version": self.suite_version},
+            "complete": self.complete,
+            "stop_reason": self.stop_reason,
+            "planned": self.planned,
+            "answered": self.answered,
+            "errors_by_class": dict(self.errors_by_class),
+        }
+
+
+@dataclass(frozen=True)
+class RunData(RunInfo):
+    """A single-call results file, reduced to what reports need."""
+
+    mode: str
+    categories: tuple[str, ...]
+    metrics: Mapping[str, float | None]
+    metrics_answered: Mapping[str, float | None]
+    pass_hat_k: float | None
+    items: tuple[ItemRecord, ...]
+    planned_by_category: Mapping[str, int]
+    planned_by_category_exact: bool
+    gold: Mapping[str, ToolCall] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversationRun(RunInfo):
+    """A multi-turn results file (episodes, scenarios), reduced to what reports need.
+
+    ``successes`` of ``scored`` conversations reached the suite's goal (its ``success``);
+    ``original_metrics`` holds an original harness's metrics where the suite keeps them (the
+    Cesium scenarios' nine), else None.
+    """
+
+    endings: Mapping[str, int]
+    outcomes: Mapping[str, int]
+    metrics: Mapping[str, Any]
+    original_metrics: Mapping[str, float | None] | None
+    scored: int
+    successes: int
+
 
 @dataclass(frozen=True)
 class LoadedRuns:
     runs: tuple[RunData, ...]
     skipped: tuple[tuple[Path, str], ...]
+    conversations: tuple[ConversationRun, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.runs and not self.conversations
 
 
-def shipped_suite(name: str) -> Suite | None:
-    """The packaged suite called ``name``, or None when it is unknown or cannot be loaded."""
+def shipped_suite(name: str) -> Suite[Task] | None:
+    """The packaged single-call suite called ``name``, or None when there is none."""
     try:
-        return load_suite(name)
+        suite = load_suite(name)
     except (ValueError, OSError):
         return None
+    return suite if suite.scorer is not None else None
 
 
 def candidate_files(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
@@ -90,17 +136,26 @@ def candidate_files(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
 
 
 def skip_reason(path: Path) -> str | None:
-    """Why ``path`` is not a results file, or None when it should be read as one."""
+    """Why ``path`` is not a results file by its name alone, or None."""
     if path.name in REPORT_FILE_NAMES or path.name.endswith((".journal.jsonl", ".bak")):
         return "not a results file (report or journal)"
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None  # a broken file: load_results names it
-    if not isinstance(document, dict) or document.get("format") != RESULTS_FORMAT:
-        found = document.get("format") if isinstance(document, dict) else None
-        return f"not a results file (format {found!r})"
     return None
+
+
+def read_document(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The file's results document (parsed once, older formats upgraded), or None and why it
+    is not one. A file that is not valid JSON raises ReportInputError."""
+    try:
+        raw = read_json(path)
+    except JsonFileError as exc:
+        raise ReportInputError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportInputError(f"{path}: cannot read ({exc})") from None
+    document = upgrade(raw)
+    if document is None:
+        found = raw.get("format") if isinstance(raw, dict) else None
+        return None, f"not a results file (format {found!r})"
+    return document, None
 
 
 def load_runs(
@@ -112,21 +167,27 @@ def load_runs(
     its error as the reason.
     """
     runs: list[RunData] = []
+    conversations: list[ConversationRun] = []
     skipped: list[tuple[Path, str]] = []
     for path, explicit in candidate_files(paths):
-        reason = skip_reason(path)
-        if reason is not None and explicit:
-            raise ReportInputError(f"{path}: {reason}")
-        if reason is not None:
-            skipped.append((path, reason))
-            continue
         try:
-            runs.append(read_run(path, suite_lookup))
+            reason = skip_reason(path)
+            document = None
+            if reason is None:
+                document, reason = read_document(path)
+            if reason is not None and explicit:
+                raise ReportInputError(f"{path}: {reason}")
+            if document is None:
+                skipped.append((path, reason or "not a results file"))
+            elif document.get("kind") == MULTI_TURN:
+                conversations.append(read_conversation_run(path, document))
+            else:
+                runs.append(read_run(path, suite_lookup, document))
         except ReportInputError as exc:
             if strict:
                 raise
             skipped.append((path, f"malformed: {exc}"))
-    return LoadedRuns(tuple(unique_ids(runs)), tuple(skipped))
+    return LoadedRuns(tuple(unique_ids(runs)), tuple(skipped), tuple(conversations))
 
 
 def unique_ids(runs: list[RunData]) -> list[RunData]:
@@ -140,10 +201,16 @@ def unique_ids(runs: list[RunData]) -> list[RunData]:
     return out
 
 
-def read_run(path: Path, suite_lookup: SuiteLookup = shipped_suite) -> RunData:
-    """Read one results file; every problem raises ReportInputError naming the file."""
+def read_run(
+    path: Path, suite_lookup: SuiteLookup = shipped_suite, document: Any = None
+) -> RunData:
+    """Read one single-call results file (or its already parsed ``document``); every problem
+    raises ReportInputError naming the file."""
     try:
-        document = load_results(path)
+        if document is None:
+            document, reason = read_document(path)
+            if document is None:
+                raise ReportInputError(f"{path}: {reason}")
         return run_from_document(path, document, suite_lookup)
     except ReportInputError:
         raise
@@ -154,6 +221,50 @@ def read_run(path: Path, suite_lookup: SuiteLookup = shipped_suite) -> RunData:
         raise ReportInputError(
             f"{path}: malformed results file ({type(exc).__name__}: {exc})"
         ) from None
+
+
+def _success(item: Mapping[str, Any]) -> int:
+    score = item.get("score")
+    if not isinstance(score, Mapping):
+        return 0
+    return int(bool(score.get("success", score.get("passed", 0))))
+
+
+def read_conversation_run(path: Path, document: Mapping[str, Any]) -> ConversationRun:
+    """A multi-turn results document as a ConversationRun; ReportInputError when malformed."""
+    try:
+        config = need(document, "config", dict, path)
+        suite = need(document, "suite", dict, path)
+        counts = need(document, "counts", dict, path)
+        items = document.get("items")
+        if not isinstance(items, list):
+            raise ReportInputError(f"{path}: 'items' is not a list")
+        scored = [i for i in items if isinstance(i, Mapping) and i.get("score")]
+        original = document.get("original_metrics")
+        return ConversationRun(
+            run_id=path.stem,
+            path=path,
+            model=str(config.get("model")),
+            setup=str(document.get("setup") or config.get("mode", "")),
+            config=config,
+            suite_name=str(suite.get("name")),
+            suite_version=str(suite.get("version", "")),
+            complete=bool(document.get("complete")),
+            stop_reason=document.get("stop_reason"),
+            planned=int(counts["planned"]),
+            answered=int(counts["answered"]),
+            errors_by_class=error_counts(document.get("errors_by_class")),
+            endings=error_counts(document.get("endings")),
+            outcomes=error_counts(document.get("outcomes")),
+            metrics=need(document, "metrics", dict, path),
+            original_metrics=original if isinstance(original, dict) else None,
+            scored=len(scored),
+            successes=sum(_success(i) for i in scored),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, ReportInputError):
+            raise
+        raise ReportInputError(f"{path}: malformed results file ({exc})") from None
 
 
 def parse_items(path: Path, raw_items: Any) -> tuple[ItemRecord, ...]:
@@ -200,17 +311,19 @@ def run_from_document(
         categories=categories,
         planned=int(counts["planned"]),
         answered=int(counts["answered"]),
-        errors_by_class={
-            str(k): int(v) for k, v in (document.get("errors_by_class") or {}).items()
-        },
+        errors_by_class=error_counts(document.get("errors_by_class")),
         metrics=need(document, "metrics", dict, path),
         metrics_answered=need(document, "metrics_answered", dict, path),
-        pass_hat_k=float(pass_hat["value"]) if isinstance(pass_hat, dict) else None,
+        pass_hat_k=_number(pass_hat.get("value")) if isinstance(pass_hat, dict) else None,
         items=items,
         planned_by_category=by_category,
         planned_by_category_exact=exact,
         gold={task_id: call for task_id, (_, call) in (known or {}).items()},
     )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def error_counts(raw: Any) -> dict[str, int]:
@@ -227,8 +340,13 @@ def suite_tasks(
     found = suite_lookup(str(suite.get("name")))
     if found is None or found.version != suite.get("version"):
         return None
-    limit = config.get("limit")
-    tasks = found.tasks[:limit] if isinstance(limit, int) and limit > 0 else found.tasks
+    tasks = found.tasks
+    ids, categories, limit = (config.get(k) for k in ("task_ids", "categories", "limit"))
+    if ids:
+        tasks = tuple(t for t in tasks if t.id in ids)
+    if categories:
+        tasks = tuple(t for t in tasks if t.category in categories)
+    tasks = tasks[:limit] if isinstance(limit, int) and limit > 0 else tasks
     if len(tasks) != suite.get("n_tasks", len(tasks)):
         return None
     return {t.id: (t.category, t.gold) for t in tasks}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from tooleval.report import multiturn
 from tooleval.report.analysis import (
     BEHAVIOURS,
     WITHOUT_NOT_COVERED,
@@ -15,6 +16,10 @@ from tooleval.report.analysis import (
 )
 from tooleval.report.build import Report
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD, Rate
+from tooleval.report.text import md_table as md_table
+from tooleval.report.text import pct as pct
+from tooleval.report.text import signed as signed
+from tooleval.report.text import with_interval as with_interval
 
 INCOMPLETE_MARK = "⚠ incomplete"
 SIDE_METRICS = ("tool_match", "args_match", "parsed", "format_ok")
@@ -26,20 +31,6 @@ BEHAVIOUR_LABELS = {
     "other_call": "other call",
     "no_call": "no call",
 }
-
-
-def pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
-
-def with_interval(r: Rate) -> str:
-    if r.value is None or r.low is None or r.high is None:
-        return "–"
-    return f"{pct(r.value)} [{pct(r.low)}–{pct(r.high)}]"
-
-
-def signed(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:+.1f}"
 
 
 def errors_cell(summary: RunSummary) -> str:
@@ -143,13 +134,6 @@ def delta_text(c: PairedComparison) -> str:
     return f"{signed(c.delta)} [{signed(c.delta_low)}, {signed(c.delta_high)}]"
 
 
-def md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    return [line(head), "|" + "|".join("---" for _ in head) + "|", *(line(r) for r in rows)]
-
-
 def comparison_lines(c: PairedComparison, title: str) -> list[str]:
     lines = [
         f"### {title}",
@@ -195,7 +179,8 @@ def not_covered_lines(report: Report) -> list[str]:
 def markdown(report: Report, images: Sequence[str] = ()) -> str:
     """The report as Markdown; ``images`` are chart file names to link below the table."""
     lines = ["# tooleval report", "", f"Rates in percent; intervals: {INTERVAL_METHOD}.", ""]
-    lines += [*md_table(header(report), table_rows(report)), ""]
+    if report.summaries:
+        lines += [*md_table(header(report), table_rows(report)), ""]
     lines += [f"![{Path(name).stem}]({name})" for name in images] + ([""] if images else [])
     if report.any_incomplete:
         lines += [
@@ -212,6 +197,7 @@ def markdown(report: Report, images: Sequence[str] = ()) -> str:
         for c in report.comparisons:
             lines += comparison_lines(c, f"{c.a} vs. {c.b}")
     lines += not_covered_lines(report)
+    lines += multiturn.markdown_lines(report.conversations)
     if report.skipped:
         lines += ["Skipped files: " + ", ".join(f"{p.name} ({why})" for p, why in report.skipped)]
     return "\n".join(lines).rstrip() + "\n"

@@ -1,18 +1,28 @@
-"""The direct runner in three layers: one item (``item``), names to objects (``build``),
-many items with pacing, retries and resume (``execute``). ``run_suite`` ties them together.
+"""Running suites against providers, in layers:
+
+- ``requests``: the one request path (``generate_with_retries`` under a ``RunControl``: caps,
+  rate limit, backoff, stop);
+- ``dispatch``: the one dispatcher (worker threads or lockstep batches over sessions);
+- ``item`` (one single call -> ``ItemRecord``) and ``conversation`` (the one multi-turn driver
+  -> ``ConversationRecord``): sessions, no I/O;
+- ``journal`` and ``results``: the append-only journal and the results file.
+
+``run_suite`` runs single calls (with journal and ``--resume``); ``run_conversations`` runs a
+suite's multi-turn dialogue. Both write one results file, also after Ctrl-C or an early stop.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tooleval.providers.base import Provider
-from tooleval.records import Task
-from tooleval.runner.execute import Executor
+from tooleval.records import ConversationRecord, Task
+from tooleval.runner.conversation import Conversation, dialogue_of
+from tooleval.runner.dispatch import Dispatcher, Session
+from tooleval.runner.item import ItemSession
 from tooleval.runner.journal import (
     Journal,
     JournalError,
@@ -22,22 +32,55 @@ from tooleval.runner.journal import (
     trim_torn_tail,
 )
 from tooleval.runner.records import ItemRecord, RunConfig, item_from_json
-from tooleval.runner.results import build_results, load_results, now_iso, write_results
+from tooleval.runner.requests import RunControl
+from tooleval.runner.results import (
+    build_conversation_results,
+    build_results,
+    load_results,
+    now_iso,
+    write_results,
+)
 from tooleval.suites import Suite, load_suite
 
-__all__ = ["ResumeError", "RunConfig", "default_output", "run_suite"]
+__all__ = [
+    "ResumeError",
+    "RunConfig",
+    "load_run_suite",
+    "run_conversations",
+    "run_suite",
+    "select_tasks",
+]
+
+Key = tuple[str, int]
 
 
 class ResumeError(ValueError):
     """An earlier run's files do not fit this run (or would be overwritten)."""
 
 
-def default_output(model: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
-    return Path("results") / f"{safe}.json"
+def load_run_suite(config: RunConfig) -> Suite[Any]:
+    """The suite a config names, with its options (API URL, router, result size)."""
+    options: dict[str, Any] = dict(config.suite_options)
+    if config.suite == "infranode":
+        options.setdefault("max_result_chars", config.max_result_chars)
+    return load_suite(config.suite, **options)
 
 
-def journal_header(config: RunConfig, suite: Suite) -> dict[str, Any]:
+def select_tasks(suite: Suite[Any], config: RunConfig) -> tuple[Any, ...]:
+    """The planned tasks: ``task_ids`` (an unknown id is an error), ``categories``, ``limit``."""
+    tasks = tuple(suite.tasks)
+    if config.task_ids:
+        known = {task.id for task in tasks}
+        unknown = [i for i in config.task_ids if i not in known]
+        if unknown:
+            raise ValueError(f"unknown task id(s) in suite {suite.name}: {', '.join(unknown)}")
+        tasks = tuple(t for t in tasks if t.id in config.task_ids)
+    if config.categories:
+        tasks = tuple(t for t in tasks if t.category in config.categories)
+    return tasks[: config.limit] if config.limit else tasks
+
+
+def journal_header(config: RunConfig, suite: Suite[Any]) -> dict[str, Any]:
     return {
         "suite": suite.name,
         "suite_version": suite.version,
@@ -60,7 +103,7 @@ def _check_same_run(header: dict[str, Any], expected: dict[str, Any], path: Path
 
 def previous_records(
     config: RunConfig, output: Path, header: dict[str, Any]
-) -> tuple[dict[tuple[str, int], ItemRecord], bool]:
+) -> tuple[dict[Key, ItemRecord], bool]:
     """Answered records of an earlier run to keep, and whether the journal can be appended."""
     jpath = journal_path(output)
     if jpath.exists() and holds_nothing(jpath):
@@ -92,58 +135,118 @@ def previous_records(
     return {}, False
 
 
-def with_exec_match(record: ItemRecord, task: Task, suite: Suite) -> ItemRecord:
+def with_exec_match(record: ItemRecord, task: Task, suite: Suite[Any]) -> ItemRecord:
     """Add executable equivalence to an answered record when the suite can execute calls."""
     if suite.exec_match is None or not record.answered or record.parsed is None:
         return record
     return replace(record, exec_match=suite.exec_match(task, record.parsed.first))
 
 
+def open_journal(
+    output: Path, header: dict[str, Any], append: bool, kept: dict[Key, ItemRecord]
+) -> Journal:
+    """The run's journal: appended to, or new and holding the ``kept`` records of a resumed
+    results file."""
+    journal = Journal(journal_path(output), header, append=append)
+    if not append:
+        for record in kept.values():
+            journal.append(record)
+    return journal
+
+
+def default_results_path(config: RunConfig) -> Path:
+    """Where a run writes without ``output`` (the CLI always passes one)."""
+    return config.output or Path("results") / "results.json"
+
+
 def run_suite(
     config: RunConfig,
     provider: Provider,
     *,
-    suite: Suite | None = None,
+    suite: Suite[Any] | None = None,
     on_record: Callable[[ItemRecord], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Run ``config`` with ``provider``; returns the results document it also wrote."""
-    suite = suite or load_suite(config.suite)
-    tasks: tuple[Task, ...] = suite.tasks[: config.limit] if config.limit else suite.tasks
-    output = config.output or default_output(config.model)
+    """Run ``config`` one call per item with ``provider``; returns the document it also wrote.
+
+    Every answer is journaled as it arrives; ``config.resume`` keeps the answered items of an
+    earlier run. ``on_record`` sees every new record (on the calling thread).
+    """
+    suite = suite or load_run_suite(config)
+    if suite.scorer is None:
+        raise ValueError(f"suite {suite.name!r} has no single-call scorer; use its multi-turn run")
+    tasks = select_tasks(suite, config)
+    output = default_results_path(config)
     header = journal_header(config, suite)
     records, append = previous_records(config, output, header)
-    pending = [
-        (task, repeat)
-        for repeat in range(config.repeats)
-        for task in tasks
-        if (task.id, repeat) not in records
-    ]
     if on_plan:
         on_plan(len(tasks) * config.repeats, len(records))
-    journal = Journal(journal_path(output), header, append=append)
-    if append is False and records:
-        for record in records.values():
-            journal.append(record)
-
+    journal = open_journal(output, header, append, records)
     by_id = {task.id: task for task in tasks}
 
-    def keep(record: ItemRecord) -> None:
-        record = with_exec_match(record, by_id[record.task_id], suite)
+    def finish(session: Session) -> None:
+        assert isinstance(session, ItemSession) and session.record is not None
+        record = with_exec_match(session.record, by_id[session.task.id], suite)
         journal.append(record)
         records[record.key] = record
         if on_record:
             on_record(record)
 
+    control = RunControl(config.policy)
+    sessions = [
+        ItemSession(task, repeat, suite, config)
+        for repeat in range(config.repeats)
+        for task in tasks
+        if (task.id, repeat) not in records
+    ]
     started = now_iso()
-    stop_reason: str | None = None
     try:
-        stop_reason = Executor(provider, suite.tools, config, keep).run(pending)
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
-        raise
+        Dispatcher(provider, control, finish).run(sessions)
     finally:
         journal.close()
-        document = build_results(config, suite, tasks, records, started, stop_reason)
+        document = build_results(config, suite, tasks, records, started, control.stop_reason)
         write_results(output, document)
+    return document
+
+
+def run_conversations(
+    config: RunConfig,
+    provider: Provider,
+    *,
+    suite: Suite[Any] | None = None,
+    on_record: Callable[[ConversationRecord], None] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run the suite's multi-turn dialogue for every planned task (x repeats); returns the
+    results document it also wrote (with ``extra`` sections added, e.g. a quota reading)."""
+    suite = suite or load_run_suite(config)
+    dialogue = dialogue_of(suite)
+    if config.mode not in dialogue.modes:
+        modes = ", ".join(dialogue.modes)
+        raise ValueError(f"suite {suite.name!r} runs conversations in {modes} mode only")
+    tasks = select_tasks(suite, config)
+    records: dict[Key, ConversationRecord] = {}
+
+    def finish(session: Session) -> None:
+        assert isinstance(session, Conversation)
+        record = session.record()
+        records[record.key] = record
+        if on_record:
+            on_record(record)
+
+    control = RunControl(config.policy)
+    sessions: Sequence[Conversation] = [
+        Conversation(task, repeat, suite, config)
+        for repeat in range(config.repeats)
+        for task in tasks
+    ]
+    started = now_iso()
+    try:
+        Dispatcher(provider, control, finish).run(sessions)
+    finally:
+        document = build_conversation_results(
+            config, suite, tasks, records, started, control.stop_reason
+        )
+        document.update(extra or {})
+        write_results(default_results_path(config), document)
     return document

@@ -1,22 +1,29 @@
-"""Run one item: request in, record out. No files, no threads, no retries here."""
+"""One single-call item as a session: one request in, one ItemRecord out. No I/O here."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from tooleval.parsing import parse_response
-from tooleval.prompting import build_messages
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.records import GenerationRequest, GenerationResponse, Task, ToolSpec
-from tooleval.runner.records import ItemRecord, Mode, RunConfig
+from tooleval.records import GenerationRequest, GenerationResponse, Mode, Task, ToolSpec
+from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.scoring import score_parse
+from tooleval.suites.base import Suite
+
+TRUNCATED_REASONING = "the token budget ended inside the reasoning; no answer was produced"
 
 
-def build_request(task: Task, tools: tuple[ToolSpec, ...], config: RunConfig) -> GenerationRequest:
-    """The request for one item; native mode sends the tools through the provider's API."""
+def build_request(
+    task: Any, suite: Suite[Any], config: RunConfig, tools: tuple[ToolSpec, ...] | None = None
+) -> GenerationRequest:
+    """The request for one item: the suite's messages; native mode sends the tools through the
+    provider's API (``tools``, default the suite's)."""
+    mode: Mode = config.mode
     return GenerationRequest(
-        messages=build_messages(task.question, tools, config.mode),
-        tools=tools if config.mode == "native" else (),
+        messages=suite.messages(task, mode),
+        tools=(suite.tools if tools is None else tools) if mode == "native" else (),
         max_tokens=config.max_tokens,
         temperature=config.temperature,
         seed=config.seed,
@@ -30,14 +37,15 @@ def record_from_response(
     response: GenerationResponse,
     latency_s: float,
     attempts: int = 1,
-    tools: tuple[ToolSpec, ...] = (),
-    mode: Mode | None = None,
+    suite: Suite[Any] | None = None,
+    mode: Mode = "prompt",
 ) -> ItemRecord:
     """Parse and score an answer; output cut off inside reasoning is an error, not a miss.
 
-    ``tools`` (the suite's) type the values of XML-parameter dialects and resolve namespaced
-    tool names; ``mode`` (the run's) decides ``format_ok``.
+    The suite's tools (the ones its prompt offers) type the values of XML-parameter dialects
+    and resolve namespaced tool names; ``mode`` (the run's) decides ``format_ok``.
     """
+    tools = suite.tools if suite is not None else ()
     parsed = parse_response(response.text, response.tool_calls, tools)
     base = ItemRecord(
         task_id=task.id,
@@ -52,11 +60,10 @@ def record_from_response(
         finish_reason=response.finish_reason,
     )
     if parsed.reason == "reasoning_unterminated" and response.finish_reason == "length":
-        message = "the token budget ended inside the reasoning; no answer was produced"
-        return replace(
-            base, error_class=ErrorClass.REASONING_TRUNCATED.value, error_message=message
-        )
-    return replace(base, score=score_parse(task, parsed, mode))
+        error = ErrorClass.REASONING_TRUNCATED.value
+        return replace(base, error_class=error, error_message=TRUNCATED_REASONING)
+    scorer = suite.scorer if suite is not None and suite.scorer is not None else score_parse
+    return replace(base, score=scorer(task, parsed, mode))
 
 
 def record_from_error(
@@ -72,3 +79,37 @@ def record_from_error(
         latency_s=latency_s,
         attempts=attempts,
     )
+
+
+class ItemSession:
+    """A single-call item for the dispatcher: done after its one answer (or error)."""
+
+    def __init__(self, task: Task, repeat: int, suite: Suite[Task], config: RunConfig) -> None:
+        self.task = task
+        self.repeat = repeat
+        self.suite = suite
+        self.mode: Mode = config.mode
+        self._request = build_request(task, suite, config)
+        self.record: ItemRecord | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.record is not None
+
+    @property
+    def failed(self) -> bool:
+        return self.record is not None and self.record.error_class is not None
+
+    def request(self) -> GenerationRequest:
+        return self._request
+
+    def answer(self, response: GenerationResponse, attempts: int, latency_s: float) -> None:
+        self.record = record_from_response(
+            self.task, self.repeat, response, latency_s, attempts, self.suite, self.mode
+        )
+
+    def error(self, error: ProviderError, latency_s: float) -> None:
+        self.record = record_from_error(self.task, self.repeat, error, latency_s, error.attempts)
+
+    def stopped(self, reason: str) -> bool:
+        return False  # an unanswered item is asked again by --resume

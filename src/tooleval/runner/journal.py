@@ -7,13 +7,13 @@ line anywhere else is an error naming the file and line.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
 from typing import IO, Any
 
-from tooleval.runner.records import ItemRecord, item_from_json, json_text
+from tooleval.fileio import JsonFileError, dumps, loads
+from tooleval.runner.records import ItemRecord, item_from_json
 
 
 class JournalError(ValueError):
@@ -48,7 +48,7 @@ class Journal:
         if self._failed is not None:
             raise self._failed
         try:
-            self._handle.write(json_text(obj) + "\n")
+            self._handle.write(dumps(obj) + "\n")
             self._handle.flush()
             os.fsync(self._handle.fileno())
         except OSError as error:
@@ -77,16 +77,17 @@ def read_journal(path: Path) -> tuple[dict[str, Any], list[ItemRecord]]:
     records: dict[tuple[str, int], ItemRecord] = {}
     for number, line in enumerate(lines, start=1):
         try:
-            row = json.loads(line)
+            row = loads(line, path)
             if row.get("type") == "header":
                 header = row
             else:
                 record = item_from_json(row)
                 records[record.key] = record
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if number == len(lines):
                 break  # torn final line from an interrupted write
-            raise JournalError(f"{path}:{number}: unreadable journal line ({exc})") from None
+            detail = exc.message if isinstance(exc, JsonFileError) else exc
+            raise JournalError(f"{path}:{number}: unreadable journal line ({detail})") from None
     if header is None:
         raise JournalError(f"{path}:1: journal has no header line")
     return header, list(records.values())

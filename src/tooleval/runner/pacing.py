@@ -1,4 +1,5 @@
-"""Pacing shared by all workers: a requests-per-minute limiter and retry backoff."""
+"""Pacing shared by all workers of every command: a requests-per-minute limiter and the one
+retry backoff rule (jittered, capped, Retry-After honoured)."""
 
 from __future__ import annotations
 
@@ -40,13 +41,14 @@ class RateLimiter:
         while self._stamps and now - self._stamps[0] >= 60.0:
             self._stamps.popleft()
         wait = max(0.0, self._next_slot - now)
-        if len(self._stamps) >= int(self.rpm):
+        if len(self._stamps) >= max(1, int(self.rpm)):
             wait = max(wait, self._stamps[0] + 60.0 - now)
         return wait
 
-    def acquire(self) -> None:
+    def acquire(self, stop: threading.Event | None = None) -> bool:
+        """Wait for a slot; False (no slot taken) as soon as ``stop`` is set while waiting."""
         if not self.rpm:
-            return
+            return True
         while True:
             with self._lock:
                 now = self._clock()
@@ -54,20 +56,29 @@ class RateLimiter:
                 if wait <= 0:
                     self._stamps.append(now)
                     self._next_slot = now + SPACING_MARGIN * 60.0 / self.rpm
-                    return
-            self._sleep(wait)
+                    return True
+            if stop is None:
+                self._sleep(wait)
+            elif stop.wait(wait):
+                return False
+
+
+BACKOFF_BASE_S = 1.0
+BACKOFF_CAP_S = 60.0
+RETRY_AFTER_CAP_S = 300.0
 
 
 def backoff_delay(
     attempt: int,
     retry_after: float | None,
-    base: float = 1.0,
-    cap: float = 60.0,
+    base: float = BACKOFF_BASE_S,
+    cap: float = BACKOFF_CAP_S,
     rng: random.Random | None = None,
 ) -> float:
-    """Delay before retry number ``attempt`` (1-based): Retry-After if given, else exponential
-    backoff with full jitter, capped."""
+    """Delay before retry number ``attempt`` (1-based): the server's Retry-After if given (at
+    most ``RETRY_AFTER_CAP_S``), else exponential backoff with jitter (between half and all of
+    ``base * 2**(attempt-1)``), capped at ``cap``."""
     if retry_after is not None:
-        return min(max(retry_after, 0.0), cap * 5)
+        return min(max(retry_after, 0.0), RETRY_AFTER_CAP_S)
     high = min(cap, base * (2 ** (attempt - 1)))
     return (rng or random).uniform(high / 2, high)

@@ -1,39 +1,41 @@
-"""Records of a run: its configuration and one record per answered (or failed) item."""
+"""Records of a run: its configuration and one record per answered (or failed) single-call
+item (multi-turn conversations are ``tooleval.records.ConversationRecord``)."""
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from tooleval.records import ItemScore, NativeToolCall, ParseResult, ToolCall, Usage
-
-Mode = Literal["prompt", "native"]
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def json_text(obj: Any, indent: int | None = None) -> str:
-    """Readable JSON (non-ASCII kept) that always encodes as UTF-8.
-
-    Model output may hold lone surrogates (a server's ``"\\ud800"`` escape decodes to one);
-    they stay ``\\uXXXX`` escapes, which read back to the same string.
-    """
-    text = json.dumps(obj, ensure_ascii=False, indent=indent)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+from tooleval.records import (
+    ItemScore,
+    Mode,
+    NativeToolCall,
+    ParseResult,
+    RunItem,
+    ToolCall,
+    Usage,
+    native_call_from_json,
+)
+from tooleval.runner.requests import RequestPolicy
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything that defines a run. Never holds a key: keys come from the environment."""
+    """Everything that defines a run of any command. Never holds a key: keys come from the
+    environment (``api_key_env`` is only the variable's name).
+
+    ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
+    the suite (InfraNode: ``api_base_url``; Cesium: ``router``).
+    """
 
     suite: str = "infranode"
     backend: str = "local"
     model: str = "smollm2-135m-instruct"
     base_url: str | None = None
+    endpoint: str | None = None
     preset: str | None = None
+    api_key_env: str | None = None
     mode: Mode = "prompt"
     concurrency: int = 4
     rpm: float | None = None
@@ -50,10 +52,27 @@ class RunConfig:
     timeout_s: float = 60.0
     max_retries: int = 4
     output: Path | None = None
+    max_rounds: int = 4
+    max_result_chars: int = 4000
+    categories: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] = ()
+    suite_options: tuple[tuple[str, str], ...] = ()
 
-    def setup_label(self) -> str:
+    @property
+    def policy(self) -> RequestPolicy:
+        return RequestPolicy(
+            max_retries=self.max_retries,
+            max_requests=self.max_requests,
+            stop_after_errors=self.stop_after_errors,
+            rpm=self.rpm,
+            concurrency=self.concurrency,
+        )
+
+    def setup_label(self, multi_turn: bool = False) -> str:
         """The seed's "Setup" column: what differs from the task's defaults."""
         parts: list[str] = [self.mode]
+        if multi_turn:
+            parts.append(f"{self.max_rounds} rounds")
         if self.max_tokens != 160:
             parts.append(f"{self.max_tokens} tok")
         if self.reasoning is not None:
@@ -65,16 +84,16 @@ class RunConfig:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["output"] = str(self.output) if self.output else None
+        data["categories"] = list(self.categories)
+        data["task_ids"] = list(self.task_ids)
+        data["suite_options"] = dict(self.suite_options)
         return data
 
 
 @dataclass(frozen=True)
-class ItemRecord:
+class ItemRecord(RunItem):
     """One item's outcome. ``error_class`` set means a provider failure: not scored."""
 
-    task_id: str
-    category: str
-    repeat: int
     raw_output: str | None
     native_calls: tuple[NativeToolCall, ...] = ()
     parsed: ParseResult | None = None
@@ -88,10 +107,6 @@ class ItemRecord:
     exec_match: int | None = None
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.task_id, self.repeat)
-
-    @property
     def answered(self) -> bool:
         return self.error_class is None and self.score is not None
 
@@ -101,7 +116,7 @@ class ItemRecord:
             "category": self.category,
             "repeat": self.repeat,
             "raw_output": self.raw_output,
-            "native_calls": [asdict(c) for c in self.native_calls],
+            "native_calls": [c.to_json() for c in self.native_calls],
             "parsed": parse_result_to_json(self.parsed) if self.parsed else None,
             "score": asdict(self.score) if self.score else None,
             "error_class": self.error_class,
@@ -137,7 +152,7 @@ def item_from_json(data: dict[str, Any]) -> ItemRecord:
         category=data["category"],
         repeat=int(data["repeat"]),
         raw_output=data.get("raw_output"),
-        native_calls=tuple(NativeToolCall(**c) for c in data.get("native_calls") or []),
+        native_calls=tuple(native_call_from_json(c) for c in data.get("native_calls") or []),
         parsed=parse_result_from_json(parsed) if parsed else None,
         score=ItemScore(**score) if score else None,
         error_class=data.get("error_class"),

@@ -1,37 +1,98 @@
-"""The results file: configuration, per-item records and metrics, honest about gaps.
+"""The results file (``tooleval-results/2``): one versioned, snake_case format for single-call
+runs and multi-turn runs (InfraNode episodes, Cesium scenarios), honest about gaps.
 
-``metrics`` is taken over every planned item, an unanswered or failed item counting as a miss;
-``metrics_answered`` over the answered items only. A run is ``complete`` when every planned
-item has an answer; only then are the two equal by construction. Provider errors are counted
-by class and never enter either set as model answers.
+Every document has ``format``, ``kind`` (``single_call`` or ``multi_turn``), ``complete``,
+``stop_reason``, ``config``, ``setup``, ``suite``, ``started_at``/``finished_at``, ``counts``,
+``errors_by_class``, ``metrics``, ``pass_hat_k`` (with repeats) and ``items``; see
+docs/results-format.md. Provider errors are counted by class and never scored as answers.
+
+Single call: ``metrics`` over every planned item (an unanswered or failed item is a miss),
+``metrics_answered`` over the answered items only. Multi-turn: the suite's own metrics over
+its scored conversations, ``endings``, plus the sections its dialogue adds.
+
+``load_results`` also reads the older formats (``tooleval-results/1``, ``tooleval-episodes/1``
+and the Cesium ``model-tools`` report of tooleval 0.1) and upgrades them in memory.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tooleval.fileio import write_text_atomic
-from tooleval.metrics import aggregate
-from tooleval.records import ItemScore, Task
-from tooleval.runner.records import ItemRecord, RunConfig, json_text
-from tooleval.suites import Suite
+from tooleval.fileio import JsonFileError, read_json, write_json_atomic
+from tooleval.metrics import aggregate, pass_hat_k
+from tooleval.records import ENDINGS, ConversationRecord, ItemScore
+from tooleval.runner.legacy import cesium_report_document, episodes_document
+from tooleval.runner.records import ItemRecord, RunConfig
+from tooleval.suites.base import Suite, SuiteTask
 
-RESULTS_FORMAT = "tooleval-results/1"
+RESULTS_FORMAT = "tooleval-results/2"
+SINGLE_CALL = "single_call"
+MULTI_TURN = "multi_turn"
 MISS = ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0, format_ok=0)
+Key = tuple[str, int]
 
 
-def planned_keys(tasks: Sequence[Task], repeats: int) -> list[tuple[str, int]]:
+def planned_keys(tasks: Sequence[SuiteTask], repeats: int) -> list[Key]:
     return [(task.id, repeat) for repeat in range(repeats) for task in tasks]
 
 
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def passes_by_task(
+    tasks: Sequence[SuiteTask], repeats: int, passed: Mapping[Key, bool]
+) -> dict[str, list[bool]]:
+    """Each planned task's verdicts in repeat order (a missing run is not a pass)."""
+    return {t.id: [passed.get((t.id, r), False) for r in range(repeats)] for t in tasks}
+
+
+def header(
+    kind: str,
+    config: RunConfig,
+    suite: Suite[Any],
+    tasks: Sequence[SuiteTask],
+    started_at: str,
+    stop_reason: str | None,
+) -> dict[str, Any]:
+    """The fields every results document starts with."""
+    return {
+        "format": RESULTS_FORMAT,
+        "kind": kind,
+        "complete": False,
+        "stop_reason": stop_reason,
+        "config": config.to_json(),
+        "setup": config.setup_label(multi_turn=kind == MULTI_TURN),
+        "suite": suite.summary(tasks),
+        "started_at": started_at,
+        "finished_at": now_iso(),
+    }
+
+
+def counts_of(
+    planned: Sequence[Key], answered: Iterable[Key], error_classes: Iterable[str | None]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """``counts`` and ``errors_by_class``."""
+    errors = Counter(e for e in error_classes if e)
+    done = set(answered)
+    counts = {
+        "planned": len(planned),
+        "answered": sum(1 for key in planned if key in done),
+        "errors": sum(errors.values()),
+    }
+    return counts, dict(sorted(errors.items()))
+
+
+# --- single call ----------------------------------------------------------------------------
+
+
 def compute_metrics(
-    tasks: Sequence[Task],
-    records: dict[tuple[str, int], ItemRecord],
+    tasks: Sequence[SuiteTask],
+    records: Mapping[Key, ItemRecord],
     repeats: int,
     categories: Sequence[str],
     answered_only: bool,
@@ -45,16 +106,6 @@ def compute_metrics(
         elif not answered_only:
             pairs.append((category[key[0]], MISS))
     return aggregate(pairs, categories)
-
-
-def pass_hat_k(tasks: Sequence[Task], records: dict[tuple[str, int], ItemRecord], k: int) -> float:
-    """Share of tasks whose call matched in all k repeats (tau-bench's pass^k)."""
-    passed = 0
-    for task in tasks:
-        scores = [records.get((task.id, r)) for r in range(k)]
-        if all(s is not None and s.score is not None and s.score.call_match for s in scores):
-            passed += 1
-    return passed / len(tasks) if tasks else 0.0
 
 
 def exec_match_rates(records: Iterable[ItemRecord]) -> dict[str, float | None] | None:
@@ -73,68 +124,105 @@ def exec_match_rates(records: Iterable[ItemRecord]) -> dict[str, float | None] |
     }
 
 
-def suite_summary(suite: Suite, tasks: Sequence[Task]) -> dict[str, Any]:
-    """What a results file says about the suite it ran (also used by episode results)."""
-    return {
-        "name": suite.name,
-        "version": suite.version,
-        "tools_hash": suite.tools_hash,
-        "categories": list(suite.categories),
-        "n_tasks": len(tasks),
-        "planned_by_category": dict(Counter(task.category for task in tasks)),
-    }
-
-
 def build_results(
     config: RunConfig,
-    suite: Suite,
-    tasks: Sequence[Task],
-    records: dict[tuple[str, int], ItemRecord],
+    suite: Suite[Any],
+    tasks: Sequence[SuiteTask],
+    records: Mapping[Key, ItemRecord],
     started_at: str,
     stop_reason: str | None,
 ) -> dict[str, Any]:
+    """The results document of a single-call run."""
     planned = planned_keys(tasks, config.repeats)
-    answered = sum(1 for key in planned if key in records and records[key].answered)
-    errors = Counter(r.error_class for r in records.values() if r.error_class)
-    complete = answered == len(planned)
-    document: dict[str, Any] = {
-        "format": RESULTS_FORMAT,
-        "complete": complete,
-        "stop_reason": stop_reason,
-        "config": config.to_json(),
-        "setup": config.setup_label(),
-        "suite": suite_summary(suite, tasks),
-        "started_at": started_at,
-        "finished_at": now_iso(),
-        "counts": {"planned": len(planned), "answered": answered, "errors": sum(errors.values())},
-        "errors_by_class": dict(sorted(errors.items())),
-        "metrics": compute_metrics(tasks, records, config.repeats, suite.categories, False),
-        "metrics_answered": compute_metrics(tasks, records, config.repeats, suite.categories, True),
-        "exec_match": exec_match_rates(records.values()),
-        "items": [records[key].to_json() for key in planned if key in records],
-    }
+    answered = [key for key, record in records.items() if record.answered]
+    counts, errors = counts_of(planned, answered, (r.error_class for r in records.values()))
+    document = header(SINGLE_CALL, config, suite, tasks, started_at, stop_reason)
+    metrics = compute_metrics(tasks, records, config.repeats, suite.categories, False)
+    document.update(
+        complete=counts["answered"] == len(planned),
+        counts=counts,
+        errors_by_class=errors,
+        metrics=metrics,
+        metrics_answered=compute_metrics(tasks, records, config.repeats, suite.categories, True),
+        exec_match=exec_match_rates(records.values()),
+    )
     if config.repeats > 1:
-        document["pass_hat_k"] = {
-            "k": config.repeats,
-            "value": pass_hat_k(tasks, records, config.repeats),
+        passed = {
+            k: bool(r.answered and r.score and r.score.call_match) for k, r in records.items()
         }
+        value = pass_hat_k(passes_by_task(tasks, config.repeats, passed), config.repeats)
+        document["pass_hat_k"] = {"k": config.repeats, "metric": "call_match", "value": value}
+    document["items"] = [records[key].to_json() for key in planned if key in records]
     return document
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+# --- multi-turn -----------------------------------------------------------------------------
 
 
-def write_results(path: Path, document: dict[str, Any]) -> None:
-    write_text_atomic(path, json_text(document, indent=1) + "\n")
+def build_conversation_results(
+    config: RunConfig,
+    suite: Suite[Any],
+    tasks: Sequence[SuiteTask],
+    records: Mapping[Key, ConversationRecord],
+    started_at: str,
+    stop_reason: str | None,
+) -> dict[str, Any]:
+    """The results document of a multi-turn run (the suite's dialogue computes the metrics)."""
+    if suite.dialogue is None:
+        raise ValueError(f"suite {suite.name!r} has no multi-turn dialogue")
+    planned = planned_keys(tasks, config.repeats)
+    present = [records[key] for key in planned if key in records]
+    answered = [r.key for r in present if r.answered]
+    counts, errors = counts_of(planned, answered, (r.error_class for r in present))
+    endings = Counter(r.ending for r in present)
+    by_id = {task.id: task for task in tasks}
+    summary = suite.dialogue.summarize([(by_id[r.task_id], r) for r in present], suite.categories)
+    document = header(MULTI_TURN, config, suite, tasks, started_at, stop_reason)
+    document.update(
+        complete=counts["answered"] == len(planned),
+        counts=counts,
+        errors_by_class=errors,
+        endings={name: endings[name] for name in ENDINGS if endings[name]},
+        **summary,
+    )
+    if config.repeats > 1:
+        passed = {r.key: bool(r.score and r.score.success) for r in present}
+        value = pass_hat_k(passes_by_task(tasks, config.repeats, passed), config.repeats)
+        document["pass_hat_k"] = {"k": config.repeats, "metric": "success", "value": value}
+    document["items"] = [record.to_json() for record in present]
+    return document
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+def write_results(path: Path, document: Mapping[str, Any]) -> None:
+    write_json_atomic(path, document, indent=1)
 
 
 def load_results(path: Path) -> dict[str, Any]:
-    """Read a results file, naming the file when it is not a tooleval results document."""
+    """Read a results file once, upgrading older formats; errors name the file."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(document, dict) or document.get("format") != RESULTS_FORMAT:
+        document = read_json(path)
+    except JsonFileError as exc:
+        raise ValueError(str(exc)) from None
+    upgraded = upgrade(document)
+    if upgraded is None:
         raise ValueError(f"{path}: not a tooleval results file (format {RESULTS_FORMAT})")
-    return document
+    return upgraded
+
+
+def upgrade(document: Any) -> dict[str, Any] | None:
+    """``document`` in the current format, or None when it is not a results document."""
+    if not isinstance(document, dict):
+        return None
+    found = document.get("format")
+    if found == RESULTS_FORMAT:
+        return document
+    if found == "tooleval-results/1":
+        return {**document, "format": RESULTS_FORMAT, "kind": SINGLE_CALL}
+    if found == "tooleval-episodes/1":
+        return {**episodes_document(document), "format": RESULTS_FORMAT, "kind": MULTI_TURN}
+    if found is None and document.get("suite") == "cesium" and "results" in document:
+        return {**cesium_report_document(document), "format": RESULTS_FORMAT, "kind": MULTI_TURN}
+    return None

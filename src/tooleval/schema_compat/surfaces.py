@@ -8,12 +8,12 @@ Tools files and MCP servers give one surface each.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import read_json
 from tooleval.records import ToolSpec
 
 
@@ -98,8 +98,5 @@ def entries_from_json(doc: Any, source: str) -> tuple[ToolEntry, ...]:
 
 
 def file_surface(path: Path) -> Surface:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    doc = read_json(path)  # JsonFileError (a ValueError) names the file and line
     return Surface(f"file:{path.name}", "external", entries_from_json(doc, str(path)))

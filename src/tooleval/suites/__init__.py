@@ -1,66 +1,62 @@
-"""Benchmark suites shipped with tooleval, looked up by name in one table."""
+"""Benchmark suites shipped with tooleval, looked up by name in one table.
+
+``SUITES`` maps a suite name to the module that builds it (``load_suite(**options)``); a module
+is imported only when its suite is loaded. The interface every suite implements is in
+``tooleval.suites.base`` (see docs/adding-a-suite.md).
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import importlib
+import inspect
 from typing import Any
 
-from tooleval.records import Task, ToolCall, ToolSpec
+from tooleval.suites.base import (
+    Dialogue,
+    Environment,
+    EnvironmentUnavailable,
+    Suite,
+    SuiteTask,
+    ToolResult,
+    tool_specs_from_json,
+    tools_hash,
+)
 
-ExecMatch = Callable[[Task, ToolCall | None], int]
+__all__ = [
+    "SUITES",
+    "SUITE_NAMES",
+    "Dialogue",
+    "Environment",
+    "EnvironmentUnavailable",
+    "Suite",
+    "SuiteTask",
+    "ToolResult",
+    "load_suite",
+    "tool_specs_from_json",
+    "tools_hash",
+]
+
+SUITES: dict[str, str] = {
+    "infranode": "tooleval.suites.infranode",
+    "cesium": "tooleval.suites.cesium",
+}
+SUITE_NAMES = tuple(SUITES)
 
 
-@dataclass(frozen=True)
-class Suite:
-    """A named, versioned set of tools and tasks with its category list (in report order).
+def load_suite(name: str, **options: Any) -> Suite[Any]:
+    """The suite called ``name``; unknown names raise ValueError listing the valid ones.
 
-    ``exec_match``, where a suite can execute calls, tells whether a call gets the gold call's
-    answer from the API even when it is not canonical (reported apart from ``call_match``).
+    ``options`` go to the suite's own ``load_suite`` (InfraNode: ``api_base_url``; Cesium:
+    ``router``); None values mean the suite's default.
     """
-
-    name: str
-    version: str
-    tools: tuple[ToolSpec, ...]
-    tasks: tuple[Task, ...]
-    categories: tuple[str, ...]
-    exec_match: ExecMatch | None = field(default=None, compare=False)
-
-    @property
-    def tools_hash(self) -> str:
-        return tools_hash(self.tools)
-
-
-def tools_hash(tools: Sequence[ToolSpec]) -> str:
-    """A short, stable fingerprint of a tool list as a model sees it."""
-    canonical = json.dumps(
-        [t.to_mcp() for t in tools], sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def tool_specs_from_json(items: Sequence[Any], source: str) -> tuple[ToolSpec, ...]:
-    """Build ToolSpecs from an MCP ``tools/list``-shaped list, naming ``source`` on bad input."""
-    specs: list[ToolSpec] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise ValueError(f"{source}: tool #{index} has no string 'name'")
-        schema = item.get("inputSchema", item.get("parameters"))
-        if not isinstance(schema, dict):
-            raise ValueError(f"{source}: tool {item['name']!r} has no object 'inputSchema'")
-        specs.append(ToolSpec(item["name"], str(item.get("description", "")), schema))
-    return tuple(specs)
-
-
-SUITE_NAMES = ("infranode",)
-
-
-def load_suite(name: str) -> Suite:
-    """The suite called ``name``; unknown names raise ValueError listing the valid ones."""
-    if name == "infranode":
-        from tooleval.suites import infranode
-
-        return infranode.load_suite()
-    raise ValueError(f"unknown suite {name!r}; choose one of: {', '.join(SUITE_NAMES)}")
+    module_name = SUITES.get(name)
+    if module_name is None:
+        raise ValueError(f"unknown suite {name!r}; choose one of: {', '.join(SUITE_NAMES)}")
+    module = importlib.import_module(module_name)
+    given = {key: value for key, value in options.items() if value is not None}
+    accepted = inspect.signature(module.load_suite).parameters
+    unknown = sorted(set(given) - set(accepted))
+    if unknown:
+        raise ValueError(f"suite {name!r} has no option(s) {', '.join(unknown)}")
+    suite: Suite[Any] = module.load_suite(**given)
+    return suite

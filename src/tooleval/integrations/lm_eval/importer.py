@@ -10,15 +10,15 @@ reported (it means the two sides ran different tooleval versions).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import JsonFileError, iter_jsonl, read_json
 from tooleval.integrations.lm_eval import TASK_NAME
-from tooleval.integrations.lm_eval.utils import offered_tools, task_of
+from tooleval.integrations.lm_eval.utils import task_of
 from tooleval.metrics import METRIC_NAMES
 from tooleval.parsing import parse_text
 from tooleval.providers.base import ErrorClass
@@ -27,7 +27,7 @@ from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.runner.results import build_results
 from tooleval.scoring import score_parse
 from tooleval.suites import Suite
-from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode import load_suite, load_tools
 
 RESULTS_PREFIX = "results_"
 TRUNCATED_MESSAGE = (
@@ -98,9 +98,9 @@ def samples_file_for(results_path: Path, task: str = TASK_NAME) -> Path:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise LmEvalImportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        data = read_json(path)
+    except JsonFileError as exc:
+        raise LmEvalImportError(str(exc)) from None
     if not isinstance(data, dict):
         raise LmEvalImportError(f"{path}: expected a JSON object")
     return data
@@ -108,16 +108,14 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def read_samples(path: Path) -> tuple[dict[str, Any], ...]:
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LmEvalImportError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("doc"), dict):
-            raise LmEvalImportError(f"{path}:{number}: not an lm-eval sample (no 'doc' object)")
-        rows.append(row)
+    try:
+        for number, row in iter_jsonl(path):
+            if not isinstance(row.get("doc"), dict):
+                message = f"{path}:{number}: not an lm-eval sample (no 'doc' object)"
+                raise LmEvalImportError(message)
+            rows.append(row)
+    except JsonFileError as exc:
+        raise LmEvalImportError(str(exc)) from None
     return tuple(rows)
 
 
@@ -149,7 +147,7 @@ def item_from_sample(task: Task, text: str) -> ItemRecord:
     ``reasoning_truncated`` (as ``tooleval run`` does): a miss in ``metrics``, as in lm-eval,
     but left out of ``metrics_answered``.
     """
-    parsed = parse_text(text, offered_tools())
+    parsed = parse_text(text, load_tools())
     if parsed.reason == "reasoning_unterminated":
         return ItemRecord(
             task.id,
@@ -173,7 +171,7 @@ def logged_differs(sample: Mapping[str, Any], record: ItemRecord) -> bool:
 Records = dict[tuple[str, int], ItemRecord]
 
 
-def items_from_run(run: LmEvalRun, suite: Suite) -> tuple[list[Task], Records, list[str]]:
+def items_from_run(run: LmEvalRun, suite: Suite[Task]) -> tuple[list[Task], Records, list[str]]:
     """Tasks in suite order, their records, and the ids whose logged score differs."""
     records: dict[tuple[str, int], ItemRecord] = {}
     tasks: dict[str, Task] = {}
@@ -215,7 +213,9 @@ def model_label(config: Mapping[str, Any], fallback: str) -> str:
     return f"{name}/{gguf}" if gguf else name
 
 
-def run_config(run: LmEvalRun, tasks: list[Task], suite: Suite, output: Path | None) -> RunConfig:
+def run_config(
+    run: LmEvalRun, tasks: list[Task], suite: Suite[Task], output: Path | None
+) -> RunConfig:
     """The tooleval RunConfig that describes an lm-eval run (backend ``lm-eval:<model>``).
 
     ``limit`` is set only when the items are the suite's first N (lm-eval's ``--limit``), so
@@ -254,7 +254,7 @@ def started_at(results: Mapping[str, Any]) -> str:
 
 
 def import_run(
-    run: LmEvalRun, output: Path | None = None, suite: Suite | None = None
+    run: LmEvalRun, output: Path | None = None, suite: Suite[Task] | None = None
 ) -> ImportOutcome:
     """Build the tooleval results document for one lm-eval run."""
     suite = suite or load_suite()

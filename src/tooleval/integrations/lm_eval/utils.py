@@ -1,10 +1,10 @@
 """Hooks that lm-eval calls for the ``infranode_tools_de`` task (``!function utils.…``).
 
 lm-eval imports this file by its path, so it uses absolute imports only. The prompt comes from
-``tooleval.prompting.build_messages`` (the runner's prompt mode), the score from
-``tooleval.parsing.parse_text`` (with the suite's tools offered) and
-``tooleval.scoring.score_parse`` in prompt mode: a model scored here and by ``tooleval run``
-is scored by the same code, ``format_ok`` (the answer was exactly the requested JSON object)
+``tooleval.suites.infranode.prompting.build_messages`` (the runner's prompt mode), the score
+from ``tooleval.parsing.parse_text`` (with the suite's tools offered) and
+``tooleval.scoring.score_parse`` in prompt mode: a model scored here and by ``tooleval run`` is
+scored by the same code, ``format_ok`` (the answer was exactly the requested JSON object)
 included.
 
 Per-category metrics: ``process_results`` returns every ``call_match_<category>`` key for every
@@ -17,16 +17,16 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tooleval.fileio import loads
 from tooleval.metrics import METRIC_NAMES, metric_names
 from tooleval.parsing import parse_text
-from tooleval.prompting import build_messages
 from tooleval.records import ItemScore, Task, ToolSpec
 from tooleval.scoring import score_parse
 from tooleval.suites.infranode import CATEGORIES, load_tasks, load_tools
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json, task_to_json
 
 SPLIT = "test"
@@ -74,21 +74,16 @@ def task_of(doc: dict[str, Any]) -> Task:
     """The Task a document was built from; bad documents raise naming the document id."""
     where = f"lm-eval document {doc.get('id', '?')!r}"
     try:
-        row = json.loads(doc["task"])
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        row = loads(doc["task"], where)
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: field 'task' is not task JSON ({exc})") from None
     return task_from_json(row, where)
 
 
-@cache
-def offered_tools() -> tuple[ToolSpec, ...]:
-    """The suite's tools, as the system prompt offers them (loaded once)."""
-    return load_tools()
-
-
 def score_output(task: Task, text: str) -> ItemScore:
-    """tooleval's score for one generated text (parse, then score the first call)."""
-    return score_parse(task, parse_text(text, offered_tools()), "prompt")
+    """tooleval's score for one generated text: parsed with the suite's tools offered (as the
+    system prompt offers them), scored in prompt mode."""
+    return score_parse(task, parse_text(text, load_tools()), "prompt")
 
 
 def metrics_for(category: str, score: ItemScore) -> dict[str, int | None]:

@@ -7,12 +7,11 @@ its toolset and MCP-style annotations.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from tooleval.fileio import package_json
 from tooleval.records import JSONObject, ToolSpec
 
 DATA_PACKAGE = "tooleval.suites.cesium"
@@ -53,12 +52,8 @@ class Catalogue:
 
 
 def read_data(filename: str) -> Any:
-    """Parse a JSON data file shipped in this package."""
-    text = resources.files(DATA_PACKAGE).joinpath(filename).read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{filename}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    """Parse a JSON data file shipped in this package (errors name the file and line)."""
+    return package_json(DATA_PACKAGE, filename)
 
 
 def _tool_from_json(raw: dict[str, Any], index: int) -> CesiumTool:

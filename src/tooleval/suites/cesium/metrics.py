@@ -1,106 +1,201 @@
-"""Run-level metrics for the live scenarios, with honest denominators.
+"""Run-level metrics of the Cesium scenarios: the upstream harness's nine metrics, exactly as it
+defines them and under its names, and tooleval's own beside them under their own names.
 
-R = every run (scenario × repetition). S = scored runs: outcome ``completed`` or
-``max_rounds`` (the model answered every request it was sent). Runs that ended in a routing
-miss, a provider error or an exhausted request budget are counted in their own rates and are
-left out of every model-quality denominator, so an error never reads as "no tool response".
+The upstream harness (``summarizeModelToolEval``) pools every run R (scenario x repetition) into
+one list, *including* runs that ended in a provider error, an exhausted request budget or a
+routing miss: such a run counts as a failed record (not passed, no valid calls, no tool call
+at all, zero rounds, ``providerError`` set). Its nine metrics:
 
-  scenarioPassRate          = |{r ∈ S : passed}| / |S|
-  requiredToolRecall        = Σ_S |required tools with ≥1 valid call| / Σ_S |required tools|
-  argumentValidityRate      = Σ_S valid calls / Σ_S calls          (call-weighted)
-  unexpectedToolCallRate    = Σ_S calls to tools outside allowedTools / Σ_S calls
-  noToolResponseRate        = |{r ∈ S : no tool call at all}| / |S|
-  providerErrorRate         = |{r ∈ R : provider_error}| / |R|
-  routingMissRate           = |{r ∈ R : routing_miss}| / |R|
-  budgetExhaustedRate       = |{r ∈ R : budget_exhausted}| / |R|
-  routingRequiredToolRecall = Σ_R |required ∩ sent| / Σ_R |required|
-  averageToolsSent          = Σ_R |tools sent| / |R|
-  averageRounds             = Σ_S rounds / |S|
-  workflowPassRate          = |{r ∈ S : every step matched}| / |S|
-  dependencyCheckPassRate   = same, over scored runs of scenarios with a dependent flow
-  passAtK / passHatK        = over scenarios whose k runs were all scored: share with ≥ 1 pass /
-                              with all k passing (k = repeats)
-``ratio(a, 0) = 0``.
+  scenarioPassRate          = |{r : passed}| / |R|
+  requiredToolRecall        = Σ |required tools with a valid call| / Σ |required tools|
+  argumentValidityRate      = Σ valid calls / Σ calls                         (call-weighted)
+  unexpectedToolCallRate    = Σ calls to a tool outside the allowed set / Σ calls
+  noToolResponseRate        = |{r : no tool call at all}| / |R|        (error runs included)
+  providerErrorRate         = |{r : provider error, budget or routing miss}| / |R|
+  routingRequiredToolRecall = (Σ |required| − Σ |required not routed|) / Σ |required|
+  averageToolsSent          = Σ |tools sent| / |R|
+  averageRounds             = Σ rounds / |R|                          (error runs count 0)
+
+The allowed set is upstream's ``allowedTools ?? requiredTools``; the upstream scenarios declare
+no ``allowedTools``, so for comparability the allowed set here is the required tools (our own
+``unexpected_call_rate`` uses the scenarios' ``allowedTools``). Where upstream returns 0 for an
+empty denominator, these return None (null): "no calls" is not "0 % valid".
+
+tooleval's metrics (``metrics``) keep model quality apart from errors: rates over the *scored*
+runs S (the model ended the conversation or ran out of rounds), error rates over R.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from tooleval.suites.cesium.loop import OUTCOMES, ScenarioRun
+from tooleval.metrics import pass_at_k
+from tooleval.records import ConversationRecord
+from tooleval.suites.cesium.environment import schema_valid
+from tooleval.suites.cesium.routing import Selection
+from tooleval.suites.cesium.scenarios import Scenario
+from tooleval.suites.cesium.scoring import ScenarioScore, valid_required
+
+ERROR_ENDINGS = frozenset({"provider_error", "budget_exhausted", "blocked"})
+ORIGINAL_NAMES = (
+    "scenarioPassRate",
+    "requiredToolRecall",
+    "argumentValidityRate",
+    "unexpectedToolCallRate",
+    "noToolResponseRate",
+    "providerErrorRate",
+    "routingRequiredToolRecall",
+    "averageToolsSent",
+    "averageRounds",
+)
+Run = tuple[Scenario, Selection, ConversationRecord]
 
 
-def ratio(numerator: float, denominator: float) -> float:
-    return round(numerator / denominator, 6) if denominator else 0.0
+def ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
 
 
-def _model_quality(scored: Sequence[ScenarioRun]) -> dict[str, float]:
-    calls = [c for r in scored for c in r.calls]
-    dependent = [r for r in scored if r.scenario.dependent]
-    required = sum(len(r.scenario.required_tools) for r in scored)
+@dataclass(frozen=True)
+class OriginalRecord:
+    """One run as the upstream harness records it (its fields, counted)."""
+
+    passed: bool
+    required: int
+    valid_required: int
+    tool_calls: int
+    valid_tool_calls: int
+    unexpected_tool_calls: int
+    no_tool_response: bool
+    provider_error: bool
+    routing_missing: int
+    tools_sent: int
+    rounds: int
+
+
+def routing_missing(scenario: Scenario, selection: Selection) -> tuple[str, ...]:
+    return tuple(t for t in scenario.required_tools if t not in selection.tools)
+
+
+def original_record(
+    scenario: Scenario, selection: Selection, run: ConversationRecord
+) -> OriginalRecord:
+    """``run`` projected onto the upstream record; an error run is upstream's failed record."""
+    missing = len(routing_missing(scenario, selection))
+    sent = len(selection.tools)
+    required = len(scenario.required_tools)
+    if run.ending in ERROR_ENDINGS:
+        return OriginalRecord(False, required, 0, 0, 0, 0, True, True, missing, sent, 0)
+    found = valid_required(scenario, run.calls)
+    return OriginalRecord(
+        passed=missing == 0 and len(found) == required,
+        required=required,
+        valid_required=len(found),
+        tool_calls=len(run.calls),
+        valid_tool_calls=sum(1 for c in run.calls if schema_valid(c)),
+        unexpected_tool_calls=sum(1 for c in run.calls if c.name not in scenario.required_tools),
+        no_tool_response=not run.calls,
+        provider_error=False,
+        routing_missing=missing,
+        tools_sent=sent,
+        rounds=run.rounds,
+    )
+
+
+def original_metrics(records: Sequence[OriginalRecord]) -> dict[str, float | None]:
+    """The nine upstream metrics over ``records`` (None for an empty denominator)."""
+    n = len(records)
+    required = sum(r.required for r in records)
+    calls = sum(r.tool_calls for r in records)
     return {
-        "scenarioPassRate": ratio(sum(r.passed for r in scored), len(scored)),
-        "requiredToolRecall": ratio(sum(len(r.valid_required) for r in scored), required),
-        "argumentValidityRate": ratio(sum(c.valid for c in calls), len(calls)),
-        "unexpectedToolCallRate": ratio(sum(c.unexpected for c in calls), len(calls)),
-        "noToolResponseRate": ratio(sum(not r.calls for r in scored), len(scored)),
-        "averageRounds": ratio(sum(r.rounds for r in scored), len(scored)),
-        "workflowPassRate": ratio(sum(r.workflow_passed for r in scored), len(scored)),
-        "dependencyCheckPassRate": ratio(sum(r.workflow_passed for r in dependent), len(dependent)),
+        "scenarioPassRate": ratio(sum(r.passed for r in records), n),
+        "requiredToolRecall": ratio(sum(r.valid_required for r in records), required),
+        "argumentValidityRate": ratio(sum(r.valid_tool_calls for r in records), calls),
+        "unexpectedToolCallRate": ratio(sum(r.unexpected_tool_calls for r in records), calls),
+        "noToolResponseRate": ratio(sum(r.no_tool_response for r in records), n),
+        "providerErrorRate": ratio(sum(r.provider_error for r in records), n),
+        "routingRequiredToolRecall": ratio(
+            required - sum(r.routing_missing for r in records), required
+        ),
+        "averageToolsSent": ratio(sum(r.tools_sent for r in records), n),
+        "averageRounds": ratio(sum(r.rounds for r in records), n),
     }
 
 
-def _routing_and_errors(runs: Sequence[ScenarioRun]) -> dict[str, float]:
-    outcomes = Counter(r.outcome for r in runs)
-    required = sum(len(r.scenario.required_tools) for r in runs)
-    missing = sum(len(r.routing_missing) for r in runs)
+def original_counts(records: Sequence[OriginalRecord], runs: Sequence[Run]) -> dict[str, Any]:
+    """The upstream summary's counters beside the nine metrics."""
+    calls = sum(r.tool_calls for r in records)
+    usage = [u for _, _, run in runs for u in run.usage]
+    prompt = sum(u.input_tokens or 0 for u in usage)
+    completion = sum(u.output_tokens or 0 for u in usage)
     return {
-        "providerErrorRate": ratio(outcomes["provider_error"], len(runs)),
-        "routingMissRate": ratio(outcomes["routing_miss"], len(runs)),
-        "budgetExhaustedRate": ratio(outcomes["budget_exhausted"], len(runs)),
-        "routingRequiredToolRecall": ratio(required - missing, required),
-        "averageToolsSent": ratio(sum(len(r.selection.tools) for r in runs), len(runs)),
+        "scenarios": len(records),
+        "passedScenarios": sum(r.passed for r in records),
+        "totalToolCalls": calls,
+        "validToolCalls": sum(r.valid_tool_calls for r in records),
+        "averageToolCalls": ratio(calls, len(records)),
+        "promptTokens": prompt,
+        "completionTokens": completion,
+        "totalTokens": prompt + completion,
     }
 
 
-def stability(runs: Sequence[ScenarioRun]) -> dict[str, object]:
-    """Per-scenario pass counts, and pass@k / pass^k over scenarios whose runs all scored."""
-    by_id: dict[str, list[ScenarioRun]] = {}
-    for run in runs:
-        by_id.setdefault(run.scenario.id, []).append(run)
-    counts = {
-        sid: {
-            "runs": len(rs),
-            "scored": sum(r.scored for r in rs),
-            "passed": sum(r.passed for r in rs),
-        }
-        for sid, rs in by_id.items()
-    }
-    complete = [c for c in counts.values() if c["scored"] == c["runs"]]
+def _scores(runs: Sequence[Run]) -> list[tuple[Scenario, ScenarioScore, ConversationRecord]]:
+    return [(s, r.score, r) for s, _, r in runs if isinstance(r.score, ScenarioScore)]
+
+
+def tooleval_metrics(runs: Sequence[Run]) -> dict[str, float | None]:
+    """Model quality over the scored runs; errors, budget and routing misses over all runs."""
+    scored = _scores(runs)
+    calls = sum(score.tool_calls for _, score, _ in scored)
+    dependent = [score for s, score, _ in scored if s.dependent]
+    endings = Counter(r.ending for _, _, r in runs)
+    required = sum(len(s.required_tools) for s, _, _ in scored)
+    n = len(runs)
     return {
-        "k": max((c["runs"] for c in counts.values()), default=0),
-        "perScenario": counts,
-        "passAtK": ratio(sum(c["passed"] >= 1 for c in complete), len(complete)),
-        "passHatK": ratio(sum(c["passed"] == c["runs"] for c in complete), len(complete)),
-        "scenariosWithAllRunsScored": len(complete),
+        "success": ratio(sum(score.success for _, score, _ in scored), len(scored)),
+        "workflow_pass_rate": ratio(sum(sc.workflow_passed for _, sc, _ in scored), len(scored)),
+        "dependency_check_pass_rate": ratio(
+            sum(s.workflow_passed for s in dependent), len(dependent)
+        ),
+        "required_tool_recall": ratio(
+            sum(len(sc.valid_required_tools) for _, sc, _ in scored), required
+        ),
+        "argument_validity_rate": ratio(sum(sc.valid_tool_calls for _, sc, _ in scored), calls),
+        "unexpected_call_rate": ratio(sum(sc.unexpected_tool_calls for _, sc, _ in scored), calls),
+        "destructive_call_rate": ratio(sum(sc.destructive_calls for _, sc, _ in scored), calls),
+        "no_tool_response_rate": ratio(sum(sc.tool_calls == 0 for _, sc, _ in scored), len(scored)),
+        "average_rounds": ratio(sum(r.rounds for _, _, r in scored), len(scored)),
+        "provider_error_rate": ratio(endings["provider_error"], n),
+        "budget_exhausted_rate": ratio(endings["budget_exhausted"], n),
+        "routing_miss_rate": ratio(endings["blocked"], n),
     }
 
 
-def summarize_runs(runs: Sequence[ScenarioRun]) -> dict[str, object]:
-    scored = [r for r in runs if r.scored]
-    outcomes = Counter(r.outcome for r in runs)
-    summary: dict[str, object] = {
-        "runs": len(runs),
-        "scoredRuns": len(scored),
-        "passedRuns": sum(r.passed for r in scored),
-        "outcomes": {name: outcomes[name] for name in OUTCOMES},
+def per_scenario(runs: Sequence[Run]) -> dict[str, dict[str, Any]]:
+    """Runs, scored runs and passes per scenario, with pass@k over its runs."""
+    table: dict[str, dict[str, Any]] = {}
+    for scenario, _, run in runs:
+        row = table.setdefault(scenario.id, {"runs": 0, "scored": 0, "passed": 0, "verdicts": []})
+        row["runs"] += 1
+        row["scored"] += run.score is not None
+        passed = bool(run.score and run.score.success)
+        row["passed"] += passed
+        row["verdicts"].append(passed)
+    for row in table.values():
+        verdicts = row.pop("verdicts")
+        row["pass_at_k"] = pass_at_k({"_": verdicts}, len(verdicts))
+    return table
+
+
+def summarize(runs: Sequence[Run]) -> dict[str, Any]:
+    """Every section the Cesium dialogue adds to a results document."""
+    records = [original_record(s, sel, r) for s, sel, r in runs]
+    return {
+        "metrics": tooleval_metrics(runs),
+        "original_metrics": original_metrics(records),
+        "original_counts": original_counts(records, runs),
+        "per_scenario": per_scenario(runs),
     }
-    summary.update(_model_quality(scored))
-    summary.update(_routing_and_errors(runs))
-    summary["totalToolCalls"] = sum(len(r.calls) for r in scored)
-    summary["validToolCalls"] = sum(c.valid for r in scored for c in r.calls)
-    summary["inputTokens"] = sum(r.input_tokens for r in runs)
-    summary["outputTokens"] = sum(r.output_tokens for r in runs)
-    summary["stability"] = stability(runs)
-    return summary

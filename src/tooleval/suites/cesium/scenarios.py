@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from tooleval.records import ExecutedCall as ExecutedCall
 from tooleval.suites.cesium.catalogue import read_data
 
 COLORS = {
@@ -48,15 +49,14 @@ class Scenario:
     dependent: bool
     steps: tuple[Step, ...]
 
+    @property
+    def category(self) -> str:
+        """The suite's categories are the locales (``en``, ``zh-CN``)."""
+        return self.locale
 
-@dataclass(frozen=True)
-class ExecutedCall:
-    """A schema-valid call as executed: its position in the run, arguments and result."""
-
-    index: int
-    name: str
-    arguments: Mapping[str, Any]
-    result: Mapping[str, Any]
+    @property
+    def question(self) -> str:
+        return self.prompt
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,29 @@
 """The InfraNode suite: twelve tools over the InfraNode open-data API, 91 German tasks.
 
-Tools and tasks ship inside the package; see README.md beside this file.
+Tools and tasks ship inside the package; see README.md beside this file. The pieces of the
+suite plug-in: ``prompting`` (the German prompt), ``scoring.score_parse`` (single call),
+``replica_exec_match``, and ``dialogue`` (episodes against the API replica or a base URL).
+
+Importing this package needs the standard library alone: the lm-eval task imports it inside
+lm-eval's own environment (see integrations/lm_eval). The replica, the HTTP client and the
+dialogue are imported when ``load_suite`` or ``replica_exec_match`` first runs.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from typing import TYPE_CHECKING
 
-from tooleval.records import Task, ToolCall, ToolSpec
-from tooleval.suites import Suite, tool_specs_from_json
+from tooleval.fileio import package_json, package_text
+from tooleval.records import Message, Mode, Task, ToolCall, ToolSpec
+from tooleval.scoring import score_parse
+from tooleval.suites.base import Suite, tool_specs_from_json
+from tooleval.suites.infranode.prompting import build_messages
 from tooleval.tasks import iter_jsonl_text, task_from_json
+
+if TYPE_CHECKING:
+    from tooleval.suites.infranode.client import Transport
 
 SUITE_NAME = "infranode"
 SUITE_VERSION = "1.0.0"
@@ -39,20 +51,16 @@ TOOLS_FILE = "tools.json"
 TASKS_FILE = "tasks.jsonl"
 
 
-def _package_text(name: str) -> str:
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
-
-
 @cache
 def load_tools() -> tuple[ToolSpec, ...]:
     """The twelve tools as a model sees them (from the packaged tools.json)."""
-    return tool_specs_from_json(json.loads(_package_text(TOOLS_FILE)), TOOLS_FILE)
+    return tool_specs_from_json(package_json(__name__, TOOLS_FILE), TOOLS_FILE)
 
 
 @cache
 def load_tasks() -> tuple[Task, ...]:
     """The packaged tasks (the generator's default output)."""
-    rows = iter_jsonl_text(_package_text(TASKS_FILE), TASKS_FILE)
+    rows = iter_jsonl_text(package_text(__name__, TASKS_FILE), TASKS_FILE)
     return tuple(task_from_json(row, f"{TASKS_FILE}:{line}") for line, row in rows)
 
 
@@ -93,7 +101,34 @@ def replica_exec_match(task: Task, call: ToolCall | None) -> int:
     return result
 
 
-def load_suite() -> Suite:
+def load_suite(
+    api_base_url: str | None = None,
+    max_result_chars: int = 4000,
+    tools: tuple[ToolSpec, ...] | None = None,
+    tasks: tuple[Task, ...] | None = None,
+    transport: Transport | None = None,
+) -> Suite[Task]:
+    """The suite; episodes run against the replica, the API at ``api_base_url``, or
+    ``transport``. ``tools``/``tasks`` replace the packaged ones (e.g. a generated tasks file).
+    """
+    from tooleval.suites.infranode.client import make_transport
+    from tooleval.suites.infranode.dialogue import InfraNodeDialogue
+
+    tools = load_tools() if tools is None else tools
+    transport = transport or make_transport(api_base_url)
+
+    def messages(task: Task, mode: Mode) -> tuple[Message, ...]:
+        return build_messages(task.question, tools, mode)
+
+    dialogue = InfraNodeDialogue(tools, transport, max_result_chars)
     return Suite(
-        SUITE_NAME, SUITE_VERSION, load_tools(), load_tasks(), CATEGORIES, replica_exec_match
+        SUITE_NAME,
+        SUITE_VERSION,
+        tools,
+        load_tasks() if tasks is None else tasks,
+        CATEGORIES,
+        messages,
+        scorer=score_parse,
+        exec_match=replica_exec_match,
+        dialogue=dialogue,
     )

@@ -141,3 +141,15 @@ def tool_request(name: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str
 def execute_tool(transport: Transport, name: str, arguments: Mapping[str, Any]) -> ApiResponse:
     path, query = tool_request(name, arguments)
     return transport.get(path, query)
+
+
+def body_status(body: Mapping[str, Any]) -> str:
+    """The answer's source status; for compare, ``ok`` only if every city answered ``ok``."""
+    meta = body.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("source_status"), str):
+        return str(meta["source_status"])
+    rows = body.get("data")
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+        statuses = [r.get("source_status", "ok") for r in rows]
+        return next((s for s in statuses if s != "ok"), "ok")
+    return "ok"

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION, phrasing
-from tooleval.suites.infranode.client import Transport, execute_tool, tool_request
+from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
 
 PARTIAL_STATUS = "not_covered"
 
@@ -71,18 +71,6 @@ def short_name(city: City, all_names: Sequence[str]) -> str:
             if sum(n.startswith(short) for n in all_names) == 1:
                 return short
     return city.name
-
-
-def body_status(body: Mapping[str, Any]) -> str:
-    """The answer's source status; for compare, ``ok`` only if every city answered ``ok``."""
-    meta = body.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("source_status"), str):
-        return str(meta["source_status"])
-    rows = body.get("data")
-    if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
-        statuses = [r.get("source_status", "ok") for r in rows]
-        return next((s for s in statuses if s != "ok"), "ok")
-    return "ok"
 
 
 class Generator:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from tooleval.fileio import package_json
 
 DATA_PACKAGE = "tooleval.suites.infranode"
 
@@ -76,11 +76,7 @@ class Source:
 
 def read_data(name: str) -> dict[str, Any]:
     """One packaged data file as a JSON object; a clear error names a broken file."""
-    text = resources.files(DATA_PACKAGE).joinpath("data", name).read_text(encoding="utf-8")
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"data/{name}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    value = package_json(DATA_PACKAGE, "data", name)
     if not isinstance(value, dict):
         raise ValueError(f"data/{name}: expected a JSON object at the top level")
     return value

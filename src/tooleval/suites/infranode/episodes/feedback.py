@@ -7,7 +7,7 @@ same body always gives the same text.
 
 Prompt mode: one user message per round, ``Ergebnis von <tool>: <json>`` per call (one line
 each), then ``CONTINUE_HINT``; this works on every backend and on chat templates without a
-tool role. Native mode: one ``tool`` message per call, with the call's id and name.
+tool role. Native mode: one ``tool`` message per call (the multi-turn driver builds those).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooleval.records import Message, NativeToolCall
+from tooleval.records import Message
 
 SLIM_KEYS = frozenset(
     {
@@ -59,22 +59,6 @@ def prompt_feedback(results: Sequence[tuple[str, str]]) -> Message:
     """One user message with every ``(tool name, result text)`` of a round, then the hint."""
     lines = [f"Ergebnis von {name}: {text}" for name, text in results]
     return Message("user", "\n".join([*lines, "", CONTINUE_HINT]))
-
-
-def native_feedback(calls: Sequence[NativeToolCall], texts: Sequence[str]) -> list[Message]:
-    """One ``tool`` message per call, answering it by id."""
-    return [
-        Message("tool", text, tool_call_id=call.call_id, name=call.name)
-        for call, text in zip(calls, texts, strict=True)
-    ]
-
-
-def with_call_ids(calls: Sequence[NativeToolCall], round_no: int) -> tuple[NativeToolCall, ...]:
-    """The calls with an id each (providers that return none get ``call_<round>_<n>``)."""
-    return tuple(
-        call if call.call_id else NativeToolCall(call.name, call.arguments, f"call_{round_no}_{i}")
-        for i, call in enumerate(calls)
-    )
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:

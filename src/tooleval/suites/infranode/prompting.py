@@ -1,4 +1,5 @@
-"""The one prompt builder: the runner's prompt mode and the lm-eval task both use it.
+"""The InfraNode suite's prompt: the runner (prompt and native mode), the episodes and the
+lm-eval task all build their messages here, so the bytes are the same everywhere.
 
 The system message comes first and is byte-identical for every item of a suite, so providers
 and the embedded model can cache it; everything item-specific is in the user message.
@@ -8,11 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Literal
 
-from tooleval.records import Message, ToolSpec
-
-Mode = Literal["prompt", "native"]
+from tooleval.records import Message, Mode, ToolSpec
 
 PROMPT_INSTRUCTIONS = (
     "Du bist ein Assistent, der Fragen zu deutschen Städten mit Werkzeugen der InfraNode-API "

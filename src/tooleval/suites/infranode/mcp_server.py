@@ -10,18 +10,16 @@ Errors: an unknown tool is a protocol error (``INVALID_PARAMS``); arguments that
 schema, and API answers with an error status, are tool results with ``isError: true`` whose
 text says what was wrong, so an agent can correct itself.
 
-Run: ``python -m tooleval.mcp_server [--transport stdio|streamable-http] [--port N]``, or
-``tooleval mcp``. Over HTTP it listens on 127.0.0.1 only, at ``/mcp``; ``--port 0`` picks a
-free port and the URL is printed to stderr.
+Started by ``tooleval mcp [--transport stdio|streamable-http] [--port N]`` (the one entry
+point; ``serve`` here is the library call). Over HTTP it listens on 127.0.0.1 only, at
+``/mcp``; port 0 picks a free port and the URL is printed to stderr.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import socket
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -31,7 +29,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from tooleval.commands.mcp import add_arguments
 from tooleval.records import ToolSpec
 from tooleval.suites.infranode import SUITE_VERSION, load_tools
 from tooleval.suites.infranode.client import Transport, execute_tool, make_transport
@@ -155,18 +152,3 @@ def serve(transport: str, port: int, base_url: str | None) -> None:
         anyio.run(serve_stdio, server)
     else:
         serve_http(server, port)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tooleval mcp", description=__doc__)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        serve(args.transport, args.port, args.base_url)
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,5 @@
-"""tooleval.jsonl: strict JSONL reading with file:line errors, atomic and appending writes."""
+"""tooleval.fileio: the one I/O module (strict JSON/JSONL with file:line errors, atomic and
+appending writes)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tooleval.jsonl import JsonlError, append_jsonl, iter_jsonl, write_json_atomic
+from tooleval.fileio import (
+    JsonFileError,
+    JsonlError,
+    append_jsonl,
+    dumps,
+    iter_jsonl,
+    read_json,
+    write_bytes_atomic,
+    write_json_atomic,
+)
 
 
 def test_iter_jsonl_yields_line_numbers_and_skips_blank_lines(tmp_path: Path) -> None:
@@ -96,3 +106,39 @@ def test_append_jsonl_escapes_lone_surrogates(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     append_jsonl(path, {"text": "\ud800"})
     assert [obj for _, obj in iter_jsonl(path)] == [{"text": "\ud800"}]
+
+
+def test_dumps_refuses_nan_and_keeps_text_readable() -> None:
+    assert dumps({"slug": "Köln"}) == '{"slug": "Köln"}'
+    with pytest.raises(ValueError):
+        dumps({"x": float("inf")})
+    assert json.loads(dumps({"t": "\udfff"})) == {"t": "\udfff"}
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "fragment"),
+    [
+        (b'{\n  "a": 1,\n  "b": \n}', 4, "invalid JSON"),
+        (b'{"a": NaN}', 1, "NaN"),
+        (b'{"a": "\xff"}', 1, "not valid UTF-8"),
+    ],
+)
+def test_read_json_names_file_and_line(
+    tmp_path: Path, content: bytes, line: int, fragment: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(content)
+    with pytest.raises(JsonFileError) as caught:
+        read_json(path)
+    assert str(caught.value).startswith(f"{path}:{line}: ")
+    assert fragment in str(caught.value)
+
+
+def test_atomic_writes_use_unique_temp_names_and_clean_up(tmp_path: Path) -> None:
+    path = tmp_path / "chart.png"
+    stale = tmp_path / ".chart.png.abcd1234.tmp"  # left by a write killed before its rename
+    stale.write_bytes(b"half")
+    write_bytes_atomic(path, b"\x89PNG")
+    write_bytes_atomic(path, b"\x89PNG2")
+    assert path.read_bytes() == b"\x89PNG2"
+    assert [p.name for p in tmp_path.iterdir()] == ["chart.png"]

@@ -20,10 +20,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tooleval.episodes.grounding import check_answer, evidence
-from tooleval.episodes.records import EpisodeScore, ExecutedCall
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode.api import ApiResponse, resolve_slug
+from tooleval.suites.infranode.episodes.grounding import check_answer, evidence
+from tooleval.suites.infranode.episodes.records import EpisodeScore, ExecutedCall
 from tooleval.suites.infranode.execmatch import same_answer
 
 BOARD_TOOLS = frozenset({"station_board_departures", "station_board_arrivals"})

@@ -1,0 +1,122 @@
+"""Multi-turn runs in a report (InfraNode episodes, Cesium scenarios), beside the single-call
+table: success with its interval, endings, and an original harness's metrics where a suite
+keeps them (the Cesium scenarios' nine, under their own names)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.table import Table
+
+from tooleval.report.loading import ConversationRun
+from tooleval.report.stats import Rate, rate
+from tooleval.report.text import md_table, with_interval
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """``success``: conversations that reached the suite's goal, of those the model finished
+    (provider errors, an exhausted budget and routing misses are counted apart)."""
+
+    run: ConversationRun
+    success: Rate
+
+
+def summarize_conversations(runs: Sequence[ConversationRun]) -> tuple[ConversationSummary, ...]:
+    summaries = [ConversationSummary(r, rate(r.successes, r.scored)) for r in runs]
+    return tuple(sorted(summaries, key=lambda s: (s.run.suite_name, -(s.success.value or 0.0))))
+
+
+def _counts(values: dict[str, int] | Any) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(dict(values).items())) or "0"
+
+
+HEAD = ["#", "suite", "model", "setup", "finished", "success [95% CI]", "endings", "errors"]
+
+
+def rows(summaries: Sequence[ConversationSummary]) -> list[list[str]]:
+    out = []
+    for index, s in enumerate(summaries, start=1):
+        run = s.run
+        finished = f"{s.success.n}/{run.planned}" + ("" if run.complete else " ⚠")
+        out.append(
+            [
+                str(index),
+                f"{run.suite_name} {run.suite_version}",
+                run.model,
+                run.setup,
+                finished,
+                with_interval(s.success),
+                _counts(run.endings),
+                _counts(run.errors_by_class),
+            ]
+        )
+    return out
+
+
+def original_rows(summaries: Sequence[ConversationSummary]) -> tuple[list[str], list[list[str]]]:
+    """One column per original metric name, one row per run that has them."""
+    with_original = [s for s in summaries if s.run.original_metrics]
+    names: list[str] = []
+    for s in with_original:
+        names += [n for n in (s.run.original_metrics or {}) if n not in names]
+    table = [
+        [s.run.model, s.run.setup, *(_value(s.run.original_metrics or {}, n) for n in names)]
+        for s in with_original
+    ]
+    return ["model", "setup", *names], table
+
+
+def _value(metrics: Any, name: str) -> str:
+    value = metrics.get(name)
+    return "null" if value is None else f"{value:.3f}"
+
+
+def markdown_lines(summaries: Sequence[ConversationSummary]) -> list[str]:
+    if not summaries:
+        return []
+    lines = [
+        "## Multi-turn runs",
+        "",
+        "success: conversations that reached the suite's goal, of those the model finished "
+        "(interval: Wilson 95 %); endings count every conversation; ⚠ = incomplete run.",
+        "",
+        *md_table(HEAD, rows(summaries)),
+        "",
+    ]
+    head, table = original_rows(summaries)
+    if table:
+        lines += [
+            "### Original harness metrics",
+            "",
+            "As the original Cesium evaluation defines them (error runs included in every "
+            "denominator, null for an empty denominator).",
+            "",
+            *md_table(head, table),
+            "",
+        ]
+    return lines
+
+
+def rich_table(summaries: Sequence[ConversationSummary]) -> Table:
+    table = Table(title=f"multi-turn runs: {len(summaries)}", padding=(0, 1))
+    for index, name in enumerate(HEAD):
+        left = index in (1, 2, 3, 6, 7)
+        table.add_column(name, justify="left" if left else "right", overflow="fold")
+    for row in rows(summaries):
+        table.add_row(*row)
+    return table
+
+
+def summary_json(s: ConversationSummary) -> dict[str, Any]:
+    run = s.run
+    return {
+        **run.to_json(),
+        "success": s.success.to_json(),
+        "endings": dict(run.endings),
+        "outcomes": dict(run.outcomes),
+        "metrics": dict(run.metrics),
+        "original_metrics": dict(run.original_metrics) if run.original_metrics else None,
+    }
