@@ -209,6 +209,8 @@ def _run_extractors(body: str, tools: Tools) -> ParseResult:
 
 def _with_tool_names(result: ParseResult, tools: Tools) -> ParseResult:
     """Namespaced names resolved to offered tools; no longer ``exact`` if one had to change."""
+    if not tools or not any(call.name.startswith(NAMESPACES) for call in result.calls):
+        return result  # the common case: no name can change
     names = [canonical_name(call.name, tools) for call in result.calls]
     if all(new is call.name for new, call in zip(names, result.calls, strict=True)):
         return result

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, Final
 
-from tooleval.parsing._decode import MAX_DEPTH, Decoded
+from tooleval.parsing._decode import INVALID_JSON, MAX_DEPTH, TOO_DEEP, Decoded
 
 _NAMED: Final[dict[str, Any]] = {
     "True": True,
@@ -109,13 +109,13 @@ def decode_loose(text: str) -> Decoded:
     """``text`` as one near-JSON literal: a value, or ``invalid_json``/``too_deep``."""
     node = parse_expression(text)
     if node is None:
-        return Decoded(reason="invalid_json")
+        return INVALID_JSON
     try:
         return Decoded(literal_value(node))
     except TooDeep:
-        return Decoded(reason="too_deep")
+        return TOO_DEEP
     except NotLiteral:
-        return Decoded(reason="invalid_json")
+        return INVALID_JSON
 
 
 def _skip_quoted(text: str, pos: int, quote: str) -> int:
@@ -156,8 +156,8 @@ def balanced_end(text: str, start: int) -> int:
 def loose_prefix(text: str) -> tuple[Decoded, int]:
     """Decode the near-JSON value at the start of ``text``; also return where it ends."""
     if text[:1] not in _OPEN:
-        return Decoded(reason="invalid_json"), 0
+        return INVALID_JSON, 0
     end = balanced_end(text, 0)
     if end < 0:
-        return Decoded(reason="invalid_json"), 0
+        return INVALID_JSON, 0
     return decode_loose(text[:end]), end

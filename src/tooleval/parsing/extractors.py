@@ -53,6 +53,7 @@ TAG_CLOSERS: Final = (
     "<|eot_id|>",
 )
 _TAGS: Final = tag_pattern(TAG_OPENERS, TAG_CLOSERS)
+_OPENERS: Final = tag_pattern(TAG_OPENERS, ())
 _OPENER_SET: Final = frozenset(TAG_OPENERS)
 # DeepSeek V3: ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a ```json fence;
 # V3.1+: ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}``; both end ``<｜tool▁call▁end｜>``.
@@ -168,6 +169,8 @@ def _mistral_named_items(segment: str) -> list[Item] | None:
 
 def extract_tagged(text: str, tools: Tools) -> list[Item]:
     """Bodies of chat-template tool-call tags, each read like a small text of its own."""
+    if _OPENERS.search(text) is None:
+        return []
     items: list[Item] = []
     for segment in tag_segments(text, _TAGS, _OPENER_SET):
         named = _mistral_named_items(segment)
@@ -178,6 +181,8 @@ def extract_tagged(text: str, tools: Tools) -> list[Item]:
 
 def extract_deepseek(text: str, tools: Tools) -> list[Item]:
     """DeepSeek's tool-call tokens: the name in the header, the arguments after it."""
+    if _DEEPSEEK_BEGIN not in text:
+        return []
     items: list[Item] = []
     for segment in tag_segments(text, _DEEPSEEK_TAGS, frozenset((_DEEPSEEK_BEGIN,))):
         match = _DEEPSEEK_NAME.match(segment)
@@ -191,6 +196,8 @@ def extract_deepseek(text: str, tools: Tools) -> list[Item]:
 
 def extract_harmony(text: str, tools: Tools) -> list[Item]:
     """gpt-oss harmony messages addressed ``to=functions.NAME``, arguments after ``<|message|>``."""
+    if "to=functions." not in text:
+        return []
     matches = list(_HARMONY_CALL.finditer(text))
     ends = [match.start() for match in matches[1:]] + [len(text)] if matches else []
     return [

@@ -21,6 +21,7 @@ import re
 from itertools import islice
 from typing import Any, Final
 
+from tooleval.parsing._fastcall import fast_calls
 from tooleval.parsing._literal import NotLiteral, TooDeep, literal_value, parse_statements
 from tooleval.parsing._markup import blocks
 from tooleval.parsing._scan import MAX_CANDIDATES
@@ -101,6 +102,14 @@ def pythonic_items(text: str) -> list[Item]:
         stripped = stripped.strip("`").strip()
     if not looks_like_call(stripped):
         return []
+    fast = fast_calls(stripped)
+    if fast is not None:
+        return [call_item(name, arguments) for name, arguments in fast]
+    return _ast_items(stripped)
+
+
+def _ast_items(stripped: str) -> list[Item]:
+    """The calls of a pythonic text read with Python's parser (literals only, never run)."""
     statements = parse_statements(stripped)
     if not statements:
         return []
