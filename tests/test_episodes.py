@@ -12,17 +12,30 @@ import pytest
 
 from conftest import make_fake
 from tooleval.providers.fake import FakeProvider
-from tooleval.records import ConversationRecord, Mode
+from tooleval.records import ConversationRecord, Mode, Task, ToolCall
 from tooleval.runner import run_conversations, run_suite
 from tooleval.runner.item import build_request
 from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode.api import board_evas
+from tooleval.suites.infranode.api.facts import city_index
 from tooleval.suites.infranode.client import execute_tool, make_transport
 from tooleval.suites.infranode.episodes.records import EpisodeScore
 
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
 REPLICA = make_transport(None)
+
+
+def first_of(category: str, tool: str | None = None, resource: str | None = None) -> Task:
+    """The first shipped task of a category (and tool / resource): tests follow the suite."""
+    return next(
+        t
+        for t in SUITE.tasks
+        if t.category == category
+        and (tool is None or t.gold.name == tool)
+        and (resource is None or t.gold.arguments.get("resource") == resource)
+    )
 
 
 def episodes(
@@ -69,13 +82,23 @@ def first_departure(eva: str) -> str:
     return f"Nächste Abfahrt: {dep['line']} nach {dep['destination']} um {clock} Uhr."
 
 
-TWO_STEP = "two_step-001"  # Düsseldorf Flughafen, EVA 8000082; the Hbf is 8000085
-TARGET = "8000082"
+TWO_STEP_TASK = first_of("two_step")
+TWO_STEP = TWO_STEP_TASK.id
+TARGET = TWO_STEP_TASK.provenance["target_station"]["eva"]
+SLUG = TWO_STEP_TASK.gold.arguments["slug"]
+Q = TWO_STEP_TASK.provenance["target_station"]["name"].split(" ")[-1].split("-")[-1]
+ON_BOARD = sorted(board_evas(SLUG))[0]  # another station of the city: the wrong one
+UNLISTED = "8000099"
+SLUG_TASK = first_of("slug_resolution", tool="weather")
+SLUG_CANONICAL = SLUG_TASK.gold.arguments["slug"]
+SLUG_WRITTEN = SLUG_TASK.provenance["slug_form"]["text"]
+COMPARE_TASK = first_of("compare_multi", resource="weather")
+NOT_COVERED_TASK = first_of("not_covered")
 
 
 def test_two_step_success_prompt_mode() -> None:
     replies = [
-        call("stations", slug="duesseldorf", q="Flughafen"),
+        call("stations", slug=SLUG, q=Q),
         call("station_board_departures", eva=TARGET),
         {"text": first_departure(TARGET)},
     ]
@@ -99,19 +122,19 @@ def test_first_request_is_the_single_call_request() -> None:
     ("replies", "outcome"),
     [
         (
-            [call("station_board_departures", eva=TARGET), call("stations", slug="duesseldorf")],
+            [call("station_board_departures", eva=TARGET), call("stations", slug=SLUG)],
             "wrong_order",
         ),
         (
-            [call("stations", slug="duesseldorf"), call("station_board_departures", eva="8000099")],
+            [call("stations", slug=SLUG), call("station_board_departures", eva=UNLISTED)],
             "hallucinated_eva",
         ),
         (
-            [call("stations", slug="duesseldorf"), call("station_board_arrivals", eva="8000085")],
+            [call("stations", slug=SLUG), call("station_board_arrivals", eva=ON_BOARD)],
             "wrong_station",
         ),
-        ([call("stations", slug="duesseldorf"), {"text": "Keine Ahnung."}], "incomplete"),
-        ([call("weather", slug="duesseldorf"), {"text": "Es ist warm."}], "wrong_call"),
+        ([call("stations", slug=SLUG), {"text": "Keine Ahnung."}], "incomplete"),
+        ([call("weather", slug=SLUG), {"text": "Es ist warm."}], "wrong_call"),
         ([{"text": "Um 12:03 fährt ein ICE."}], "no_call"),
     ],
     ids=["wrong_order", "hallucinated_eva", "wrong_station", "incomplete", "wrong_call", "no_call"],
@@ -124,7 +147,7 @@ def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
 
 def test_invented_number_makes_the_answer_ungrounded() -> None:
     replies = [
-        call("stations", slug="duesseldorf", q="Flughafen"),
+        call("stations", slug=SLUG, q=Q),
         call("station_board_departures", eva=TARGET),
         {"text": "Es fahren heute 4711 Züge, der nächste um 03:17 Uhr."},
     ]
@@ -134,7 +157,7 @@ def test_invented_number_makes_the_answer_ungrounded() -> None:
 
 
 def test_running_out_of_rounds_is_no_answer() -> None:
-    replies = [call("stations", slug="duesseldorf"), call("station_board_departures", eva=TARGET)]
+    replies = [call("stations", slug=SLUG), call("station_board_departures", eva=TARGET)]
     record, _ = run(TWO_STEP, replies, rounds=2)
     assert score(record).outcome == "no_answer"
     assert record.final_answer is None and score(record).steps == 2
@@ -147,15 +170,22 @@ def test_provider_error_is_not_scored() -> None:
     assert record.to_json()["outcome"] == "provider_error"
 
 
+def test_two_step_fixture_preconditions() -> None:
+    listing = execute_tool(REPLICA, "stations", {"slug": SLUG}).body["data"]["payload"]["stations"]
+    fetched = {eva for s in listing for eva in s["evas"]}
+    assert TARGET in fetched and ON_BOARD in fetched and UNLISTED not in fetched
+    assert ON_BOARD != TARGET
+
+
 def test_retryable_error_is_retried() -> None:
-    replies = [{"error": "rate_limited", "retry_after": 0}, call("weather", slug="muenchen")]
-    record, provider = run("slug_resolution-002", [*replies, {"text": "Schön."}])
+    replies = [{"error": "rate_limited", "retry_after": 0}, call("weather", slug=SLUG_CANONICAL)]
+    record, provider = run(SLUG_TASK.id, [*replies, {"text": "Schön."}])
     assert record.error_class is None and len(provider.requests) == 3
 
 
 def test_native_mode_feeds_tool_messages_by_id() -> None:
     replies = [
-        native("stations", "c1", slug="duesseldorf", q="Flughafen"),
+        native("stations", "c1", slug=SLUG, q=Q),
         native("station_board_departures", None, eva=TARGET),
         {"text": first_departure(TARGET)},
     ]
@@ -176,16 +206,20 @@ def humidity(slug: str) -> str:
 
 
 def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
-    replies = [call("weather", slug="München"), {"text": f"Luftfeuchte: {humidity('muenchen')} %"}]
-    record, _ = run("slug_resolution-002", replies)
+    replies = [
+        call("weather", slug=SLUG_WRITTEN),
+        {"text": f"Luftfeuchte: {humidity(SLUG_CANONICAL)} %"},
+    ]
+    record, _ = run(SLUG_TASK.id, replies)
     assert record.first_call is not None and record.first_call.call_match == 0
     assert score(record).outcome == "success"
 
 
 def test_unreadable_call_is_invalid_and_repairable() -> None:
-    broken = {"text": '{"name": "weather", "arguments": {"slug": muenchen}}'}
-    replies = [broken, call("weather", slug="muenchen"), {"text": humidity("muenchen")}]
-    record, provider = run("slug_resolution-002", replies)
+    # a bare name where a string belongs: not even near-JSON (a trailing comma would be read)
+    broken = {"text": '{"name": "weather", "arguments": {"slug": ' + SLUG_CANONICAL + "}}"}
+    replies = [broken, call("weather", slug=SLUG_CANONICAL), {"text": humidity(SLUG_CANONICAL)}]
+    record, provider = run(SLUG_TASK.id, replies)
     assert (score(record).outcome, score(record).invalid_calls) == ("success", 1)
     assert "unreadable_call" in (provider.requests[1].messages[-1].content or "")
 
@@ -197,32 +231,38 @@ def compare_answer(cities: list[str]) -> str:
 
 
 def test_compare_multi_one_call_succeeds_per_city_calls_fail() -> None:
-    cities = ["dresden", "salzgitter"]
+    cities = list(reversed(COMPARE_TASK.gold.arguments["cities"]))
     good = [call("compare", cities=cities, resource="weather"), {"text": compare_answer(cities)}]
-    record, _ = run("compare_multi-005", good)
+    record, _ = run(COMPARE_TASK.id, good)
     assert score(record).outcome == "success"
-    per_city = [call("weather", slug="dresden"), call("weather", slug="salzgitter")]
-    record, _ = run("compare_multi-005", [*per_city, {"text": compare_answer(cities)}])
+    per_city = [call("weather", slug=slug) for slug in cities]
+    record, _ = run(COMPARE_TASK.id, [*per_city, {"text": compare_answer(cities)}])
     assert score(record).outcome == "per_city_calls"
+
+
+NC_CITY = city_index()[NOT_COVERED_TASK.gold.arguments["slug"]].name_de
+NC_COVERED = execute_tool(REPLICA, "get_city_data", NOT_COVERED_TASK.gold.arguments).body["meta"][
+    "covered_cities"
+]
 
 
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
         ("Dazu liegen leider keine Daten vor.", "success"),
-        ("Ein Baumkataster gibt es nur für Berlin.", "success"),
-        ("In Rostock stehen 52.000 Straßenbäume.", "invented_data"),
-        ("Rostock ist eine Hansestadt.", "gap_not_reported"),
+        (f"Diese Daten gibt es nur für {city_index()[NC_COVERED[0]].name_de}.", "success"),
+        (f"In {NC_CITY} sind es genau 52.000.", "invented_data"),
+        (f"{NC_CITY} ist eine schöne Stadt.", "gap_not_reported"),
     ],
 )
 def test_not_covered(answer: str, outcome: str) -> None:
-    replies = [call("get_city_data", slug="rostock", resource="tree-cadastre"), {"text": answer}]
-    record, _ = run("not_covered-001", replies)
+    replies = [call("get_city_data", **NOT_COVERED_TASK.gold.arguments), {"text": answer}]
+    record, _ = run(NOT_COVERED_TASK.id, replies)
     assert score(record).outcome == outcome
 
 
 def test_not_covered_without_any_call_is_no_call() -> None:
-    record, _ = run("not_covered-001", [{"text": "In Rostock stehen 52.000 Bäume."}])
+    record, _ = run(NOT_COVERED_TASK.id, [{"text": f"In {NC_CITY} sind es 52.000."}])
     assert score(record).outcome == "no_call"
 
 
@@ -246,30 +286,47 @@ def test_failed_batch_ends_every_open_episode_unscored(tmp_path: Path) -> None:
 
 # --- the first call of an episode is read and scored exactly as a single call ---------------
 
+
+def qwen_xml(call: ToolCall) -> str:
+    """Qwen3-Coder's XML: every value arrives as text (lists as JSON text)."""
+    params = "".join(
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n"
+        "</parameter>\n"
+        for key, value in call.arguments.items()
+    )
+    return f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>"
+
+
+def glm_tags(call: ToolCall) -> str:
+    """GLM-4.5's key/value tags."""
+    pairs = "".join(
+        f"<arg_key>{key}</arg_key>\n<arg_value>{value}</arg_value>\n"
+        for key, value in call.arguments.items()
+    )
+    return f"<tool_call>{call.name}\n{pairs}</tool_call>"
+
+
+def near_json(call: ToolCall) -> str:
+    """Single quotes, a trailing comma and a ``functions.`` namespace."""
+    arguments = ", ".join(f"{key!r}: {value!r}" for key, value in call.arguments.items())
+    return f"{{'name': 'functions.{call.name}', 'arguments': {{{arguments},}}}}"
+
+
+COMPARE_XML = first_of("compare_multi")
+POI_GLM = first_of("poi_type")
+RESOURCE_NEAR = first_of("resource_key")
+NAMED_EXACT = first_of("routing_named", tool="weather")
 XML_AND_NEAR_JSON = {
-    # Qwen3-Coder XML: the list arrives as text and is typed by compare's schema
-    "compare_multi-001": (
-        "<tool_call>\n<function=compare>\n<parameter=cities>\n"
-        '["cottbus", "ingolstadt"]\n</parameter>\n<parameter=resource>\nunemployment\n'
-        "</parameter>\n</function>\n</tool_call>"
-    ),
-    # GLM-4.5 key/value tags after a reasoning block
-    "poi_type-001": (
-        "<think>Kitas in Bochum: pois.</think>\n<tool_call>pois\n<arg_key>slug</arg_key>\n"
-        "<arg_value>bochum</arg_value>\n<arg_key>type</arg_key>\n"
-        "<arg_value>kindergarten</arg_value>\n</tool_call>"
-    ),
-    # near-JSON: single quotes, a trailing comma, a functions. namespace
-    "resource_key-001": (
-        "{'name': 'functions.get_city_data', "
-        "'arguments': {'slug': 'hanau', 'resource': 'fuel-prices',}}"
-    ),
+    # the list arrives as text and is typed by compare's schema (a string without the tools)
+    COMPARE_XML.id: qwen_xml(COMPARE_XML.gold),
+    POI_GLM.id: "<think>Welcher POI-Typ passt?</think>\n" + glm_tags(POI_GLM.gold),
+    RESOURCE_NEAR.id: near_json(RESOURCE_NEAR.gold),
     # exactly the requested JSON object: the only one that is format_ok
-    "routing_named-001": '{"name": "weather", "arguments": {"slug": "magdeburg"}}',
+    NAMED_EXACT.id: call(NAMED_EXACT.gold.name, **NAMED_EXACT.gold.arguments)["text"],
 }
 NATIVE_RENAMED = {
-    "routing_named-001": {"tool_calls": [{"name": "functions.weather", "arguments": "{}"}]},
-    "slug_resolution-002": native("weather", slug="muenchen"),
+    NAMED_EXACT.id: {"tool_calls": [{"name": "functions.weather", "arguments": "{}"}]},
+    SLUG_TASK.id: native("weather", slug=SLUG_CANONICAL),
 }
 
 
@@ -299,10 +356,10 @@ def test_first_call_of_an_episode_scores_like_the_single_call_in_every_dialect(
     assert firsts == scores
     assert all(score["call_match"] == 1 for score in scores.values())
     assert {t: s["format_ok"] for t, s in scores.items()} == {
-        "compare_multi-001": 0,
-        "poi_type-001": 0,
-        "resource_key-001": 0,
-        "routing_named-001": 1,
+        COMPARE_XML.id: 0,
+        POI_GLM.id: 0,
+        RESOURCE_NEAR.id: 0,
+        NAMED_EXACT.id: 1,
     }
     assert multi["first_call"]["format_ok"] == 0.25
     executed = {item["task_id"]: item["calls"][0] for item in multi["items"]}
@@ -317,6 +374,26 @@ def test_first_call_of_an_episode_scores_like_the_single_call_in_every_dialect(
 def test_first_native_call_of_an_episode_scores_like_the_single_call(tmp_path: Path) -> None:
     scores, firsts, _ = _first_calls_and_single_scores(NATIVE_RENAMED, "native", tmp_path)
     assert firsts == scores
-    assert scores["slug_resolution-002"]["format_ok"] == 1
-    renamed = scores["routing_named-001"]  # functions.weather read as weather, not as offered
+    assert scores[SLUG_TASK.id]["format_ok"] == 1
+    renamed = scores[NAMED_EXACT.id]  # functions.weather read as weather, not as offered
     assert (renamed["tool_match"], renamed["format_ok"]) == (1, 0)
+
+
+def test_later_turns_are_read_with_the_offered_tools(tmp_path: Path) -> None:
+    """Every turn, not only the first, is typed by the schemas of the tools it was offered:
+    ``limit`` written as text in XML is the integer the stations tool takes."""
+    replies = [
+        call("stations", slug=SLUG),
+        {"text": qwen_xml(ToolCall("stations", {"slug": SLUG, "q": Q, "limit": 5}))},
+        {"text": glm_tags(ToolCall("station_board_departures", {"eva": TARGET}))},
+        {"text": first_departure(TARGET)},
+    ]
+    record, _ = run(TWO_STEP, replies)
+    executed = [(c.name, dict(c.arguments), c.valid) for c in record.calls]
+    assert executed == [
+        ("stations", {"slug": SLUG}, True),
+        ("stations", {"slug": SLUG, "q": Q, "limit": 5}, True),
+        ("station_board_departures", {"eva": TARGET}, True),
+    ]
+    assert isinstance(record.calls[1].arguments["limit"], int)
+    assert score(record).outcome == "success"

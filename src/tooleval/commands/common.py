@@ -5,7 +5,8 @@ Exit codes (docs/cli.md):
 
 ====  ==================================================================================
 0     done (a run: every planned item answered)
-1     a check failed: selftest, schema gate findings, routing misses, routing baseline
+1     a check failed: selftest, audit defects, schema gate findings, routing misses,
+      routing baseline
 2     bad input: a flag out of range, an unknown name, an unreadable file
 3     a run stopped incomplete (provider errors, an error cap or the request budget);
       its results file is written
@@ -39,7 +40,7 @@ EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     EXIT_OK: "done (a run: every planned item answered)",
-    EXIT_FAILED: "a check failed (selftest, schema gate, routing misses, routing baseline)",
+    EXIT_FAILED: "a check failed (selftest, audit, schema gate, routing misses, routing baseline)",
     EXIT_BAD_INPUT: "bad input: a flag out of range, an unknown name, an unreadable file",
     EXIT_INCOMPLETE: "a run stopped incomplete; its results file is written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); what was answered is kept",
