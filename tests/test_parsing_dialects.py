@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -156,6 +157,19 @@ def test_pythonic_arguments_are_never_evaluated() -> None:
 def test_unknown_escapes_in_python_strings_are_kept_without_warnings() -> None:
     result = parse_text('weather(slug="C:\\daten\\stadt")', TOOLS)
     assert result.first == ToolCall("weather", {"slug": "C:\\daten\\stadt"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[weather(slug=1if 1 else 2)]", "weather(slug=1or 2)", "{'name': 'a', 'x': 0x1for}"],
+)
+def test_text_that_makes_pythons_parser_warn_is_refused_silently(text: str) -> None:
+    """Under the default filters (a run) as under "error" (the tests): same result, no
+    output. A number run into a keyword is never a literal, so nothing is lost."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = parse_text(text, TOOLS)
+    assert caught == [] and not result.ok
 
 
 @pytest.mark.parametrize(

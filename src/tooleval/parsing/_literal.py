@@ -5,7 +5,10 @@
 with string keys. Anything else (names, calls, operators, sets, bytes, f-strings) is refused.
 So near-JSON (single quotes, trailing commas, Python constants, tuples) decodes, while code
 does not. Backslash escapes that Python does not know (``\\d``) are kept as written, without
-the warning Python's parser would print.
+the warning Python's parser would print. Text that makes the parser warn anyway (``1if``, a
+number run into a keyword) is not a literal in any case: it is refused, and nothing is
+printed (the warning is raised as an error in a guarded window, the same under any warning
+filters, so tests and runs read alike).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import ast
 import math
 import re
+import threading
+import warnings
 from typing import Any, Final
 
 from tooleval.parsing._decode import INVALID_JSON, MAX_DEPTH, TOO_DEEP, Decoded
@@ -48,12 +53,19 @@ def _escape_unknown(pair: re.Match[str]) -> str:
     return pair.group() if known else "\\\\" + escaped
 
 
+_WARNINGS_LOCK: Final = threading.Lock()
+"""Warning filters are process-wide: one parse at a time changes them (runs parse in threads)."""
+
+
 def _parse(text: str, mode: str) -> ast.AST | None:
     source = _ESCAPE_PAIR.sub(_escape_unknown, text.strip()) if "\\" in text else text.strip()
-    try:
-        return ast.parse(source, mode=mode)
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
-        return None
+    with _WARNINGS_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            return ast.parse(source, mode=mode)
+        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError, Warning):
+            return None
 
 
 def parse_expression(text: str) -> ast.expr | None:
