@@ -6,11 +6,14 @@ in test_parsing_fuzz.py is the only time bound checked.)"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from test_parsing_fuzz import assert_well_formed
+from test_parsing_fuzz import FUZZ, TOKENS, assert_well_formed
 from tooleval.parsing import MAX_TEXT_CHARS, parse_response, parse_text
 from tooleval.parsing.cases import ParseCase, load_cases
 from tooleval.records import ParseResult
@@ -145,3 +148,31 @@ def test_a_mention_before_the_real_call_does_not_hide_it(text: str) -> None:
     result = parse_text(text + '\n{"name": "weather", "arguments": {"slug": "koeln"}}', TOOLS)
     assert result.first is not None
     assert (result.first.name, result.first.arguments) == ("weather", {"slug": "koeln"})
+
+
+PYTHON_BITS = (*TOKENS, "1", "0x1", "1e5", "1j", "if", "or", "in", "is", "for", "else", "not",
+               "and", "\\d", "\\N", "'1st'", "_", "weather(slug=", "[a(b=")  # fmt: skip
+
+
+python_texts = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(("[a(b=", "a(b=", "{'a': ", "```tool_code\nweather(slug=", "")),
+        st.lists(st.sampled_from(PYTHON_BITS), max_size=12).map(" ".join),
+        st.lists(st.sampled_from(PYTHON_BITS), max_size=12).map("".join),
+        st.sampled_from((")]", ")", "}", ")\n```", "")),
+    ),
+)
+
+
+@FUZZ
+@given(python_texts)
+@example("[a(b=1if 1 else 2)]")
+@example("{'a': 0x1for}")
+def test_nothing_is_printed_whatever_the_text(text: str) -> None:
+    """Python's parser warns about some texts (``1if``, ``"\\d"``); the parser never lets a
+    warning out, under the default filters of a run."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_well_formed(parse_text(text, TOOLS))
+    assert caught == []
