@@ -26,7 +26,8 @@ class RunConfig:
     environment (``api_key_env`` is only the variable's name).
 
     ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
-    the suite (InfraNode: ``api_base_url``; Cesium: ``router``).
+    the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``temperature`` and ``top_p``
+    None leave sampling to the model family's defaults (``providers.families``).
     """
 
     suite: str = "infranode"
@@ -46,7 +47,8 @@ class RunConfig:
     limit: int | None = None
     repeats: int = 1
     max_tokens: int = 160
-    temperature: float = 0.0
+    temperature: float | None = None
+    top_p: float | None = None
     seed: int | None = None
     reasoning: str | None = None
     timeout_s: float = 60.0
