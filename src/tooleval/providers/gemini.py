@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
@@ -30,6 +31,7 @@ from tooleval.providers._shared import (
     transport_failure,
     usage_of,
 )
+from tooleval.providers._transport import guarded_client
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import PRESETS
 from tooleval.providers.reasoning import parse_reasoning
@@ -231,10 +233,15 @@ class GeminiProvider:
         self.model = model
         self.base_url, key, timeout_s = hosted_target(PRESETS["gemini"], options)
         self._secrets = (key,)
+        transport = guarded_client(self.base_url, timeout_s)
         http = genai_types.HttpOptions(
-            base_url=self.base_url, api_version="v1beta", timeout=int(timeout_s * 1000)
+            base_url=self.base_url,
+            api_version="v1beta",
+            timeout=int(timeout_s * 1000),
+            httpx_client=transport,
         )
         self._client = genai.Client(api_key=key, http_options=http)
+        self.close = weakref.finalize(self, transport.close)  # pooled connections closed
 
     def __repr__(self) -> str:
         return f"GeminiProvider(model={self.model!r}, base_url={self.base_url!r})"

@@ -27,6 +27,7 @@ from tooleval.providers._shared import (
     response_text,
     transport_failure,
 )
+from tooleval.providers._transport import guarded_client
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import (
     Preset,
@@ -45,6 +46,7 @@ from tooleval.records import (
     NativeToolCall,
     Usage,
 )
+from tooleval.redaction import remember_url
 
 
 def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -244,8 +246,9 @@ class OpenAICompatProvider:
         key = key_for(self.preset, self.url, env, explicit_env=api_key_env)
         if key is None and self.preset is not None:
             require_key(self.preset, self.url)
+        remember_url(self.url)
         self._secrets = (key,)
-        self._client = httpx.Client(headers=request_headers(key), timeout=timeout_s, limits=LIMITS)
+        self._client = guarded_client(self.url, timeout_s, request_headers(key))
         self.close = weakref.finalize(self, self._client.close)  # pooled connections closed
 
     def __repr__(self) -> str:
@@ -265,9 +268,6 @@ class OpenAICompatProvider:
             return response_text(response.status_code, response.content, response.headers,
                                  self._secrets)  # fmt: skip
         raise failure  # outside the except block: no httpx exception chained to it
-
-
-LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
 
 
 def request_headers(key: str | None) -> dict[str, str]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from tooleval.redaction import remember, watch_env
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -107,6 +109,8 @@ PRESETS: dict[str, Preset] = {
 }
 
 OPENAI_COMPATIBLE = tuple(name for name in PRESETS if name not in ("gemini", "anthropic"))
+# Every key variable a preset reads is a secret wherever its value shows up.
+watch_env(*sorted({name for preset in PRESETS.values() for name in preset.key_env}))
 
 
 def get_preset(name: str) -> Preset:
@@ -171,6 +175,8 @@ def key_for(
         key = env.get(explicit_env, "")
         if not key:
             raise ValueError(f"--api-key-env {explicit_env}: the variable is not set or empty")
+        watch_env(explicit_env)
+        remember(key)
         return key
     if preset is None or not preset.needs_key:
         return None
@@ -178,6 +184,7 @@ def key_for(
         return None
     for name in preset.key_env:
         if env.get(name):
+            remember(env[name])
             return env[name]
     return None
 

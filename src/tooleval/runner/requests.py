@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from tooleval.providers.base import Provider, ProviderError
+from tooleval.providers.base import ErrorClass, Provider, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse
+from tooleval.redaction import known, mentions_secret, redact
 from tooleval.runner.pacing import RateLimiter, backoff_delay
 
 MAX_REQUESTS = "max_requests"
 STOP_AFTER_ERRORS = "stop_after_errors"
 INTERRUPTED = "interrupted"
+UNREACHABLE = "unreachable"
+# A run whose first requests all fail to connect, before anything answered, is pointed at
+# nothing: it stops after this many (whatever --stop-after-errors says).
+DEAD_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ class RunControl:
     lock: threading.Lock = field(default_factory=threading.Lock)
     wait: Callable[[float], bool] | None = None
     limiter: RateLimiter = field(init=False)
+    reached: bool = False
+    unreachable: int = 0
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.policy.rpm)
@@ -97,6 +104,24 @@ class RunControl:
         if reached:
             self.halt(f"{STOP_AFTER_ERRORS}: {count} provider errors")
 
+    def note_outcome(self, error: ProviderError | None) -> None:
+        """One attempt ended (``error`` None: it was answered). While nothing has answered
+        yet, the ``DEAD_AFTER``-th connection failure stops the run: nothing is listening."""
+        if error is None or error.error_class is not ErrorClass.CONNECTION:
+            self.reached = True
+            return
+        with self.lock:
+            if self.reached:
+                return
+            self.unreachable += 1
+            count = self.unreachable
+        if count == DEAD_AFTER:
+            self.halt(
+                f"{UNREACHABLE}: nothing is listening at {error.target or 'the endpoint'}: the "
+                f"first {count} requests all failed to connect (last: {error}); start the "
+                "server or fix --base-url, then rerun with --resume"
+            )
+
     def pause(self, seconds: float) -> bool:
         """Wait ``seconds`` unless the run stops first; True when it stopped. ``wait``, when
         given, replaces the waiting (a test records backoff delays instead of sleeping)."""
@@ -127,10 +152,34 @@ def generate_with_retries(
         attempt += 1
         admit(control)
         try:
-            return provider.generate(request), attempt
+            response = provider.generate(request)
         except ProviderError as error:
+            control.note_outcome(error)
             if not error.retryable or attempt > control.policy.max_retries:
                 error.attempts = attempt
                 raise
             if control.pause(backoff_delay(attempt, error.retry_after)):
                 raise Stopped(control.stop_reason) from None
+        else:
+            control.note_outcome(None)
+            return redacted(response), attempt
+
+
+def redacted(response: GenerationResponse) -> GenerationResponse:
+    """The answer with every known secret masked (a proxy that echoes the request, a model
+    that repeats a key): what is parsed, scored and stored never holds a key."""
+    secrets = known()
+    texts = [response.text, response.reasoning]
+    texts += [part for call in response.tool_calls for part in (call.name, call.arguments)]
+    if not secrets or not any(text and mentions_secret(text, secrets) for text in texts):
+        return response
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else redact(text)
+
+    calls = tuple(
+        replace(c, name=redact(c.name), arguments=redact(c.arguments), call_id=clean(c.call_id))
+        for c in response.tool_calls
+    )
+    return replace(response, text=clean(response.text), reasoning=clean(response.reasoning),
+                   tool_calls=calls)  # fmt: skip
