@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
@@ -49,6 +50,7 @@ _CREDENTIAL_NAMES = frozenset(
      "password", "sig", "signature", "x-goog-api-key", "code"}
 )  # fmt: skip
 
+_REPEATED_MASK = re.compile(r"(?:\*\*\*){2,}")
 _lock = threading.Lock()
 _values: set[str] = set()
 _variables: set[str] = set()
@@ -170,18 +172,27 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     """``text`` with every known secret (and each of ``extra``) masked."""
     secrets = known()
     more = [s for s in extra if s and len(s) >= MIN_SECRET and s not in secrets]
+    masked = text
     for secret in (*secrets, *more):
-        text = _mask(text, secret)
-    return text
+        masked = _mask(masked, secret)
+    return _merge_masks(masked, text)
+
+
+def _merge_masks(masked: str, original: str) -> str:
+    """One ``***`` where masks of two overlapping keys met (``******`` that redaction made)."""
+    if MASK * 2 in masked and MASK * 2 not in original:
+        return _REPEATED_MASK.sub(MASK, masked)
+    return masked
 
 
 def redact_json(value: Any, secrets: tuple[str, ...] | None = None) -> Any:
     """A JSON value with every string in it (object keys included) redacted."""
     secrets = known() if secrets is None else secrets
     if isinstance(value, str):
+        masked = value
         for secret in secrets:
-            value = _mask(value, secret)
-        return value
+            masked = _mask(masked, secret)
+        return _merge_masks(masked, value)
     if isinstance(value, dict):
         return {redact_json(k, secrets): redact_json(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):

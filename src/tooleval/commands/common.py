@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 from urllib.parse import urlsplit
 
 from tooleval.providers.base import Provider
@@ -77,6 +77,35 @@ def shown(value: object) -> str:
     from rich.markup import escape
 
     return escape(printable(value))
+
+
+# Everything a terminal would act on except rich's own colours (SGR: ESC [ ... m).
+_UNSAFE = re.compile(
+    "\x1b(?!\\[[0-9;]*m)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+class SafeStream:
+    """A text stream for the rich consoles that print data (tables of model names, metrics):
+    known secrets masked and every control sequence dropped except colours, whatever a
+    results file or a server put into a string."""
+
+    def __init__(self, sink: TextIO) -> None:
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        return self._sink.write(_UNSAFE.sub("", redact(text)))
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, ...
+        return getattr(self._sink, name)
+
+
+def data_console(**options: Any) -> Any:
+    """A rich Console on stdout for data: no markup parsing, no highlighting, ``SafeStream``."""
+    from rich.console import Console
+
+    stream: Any = SafeStream(sys.stdout)
+    return Console(file=stream, highlight=False, markup=False, **options)
 
 
 def fail(command: str, message: object, code: int = EXIT_BAD_INPUT) -> int:

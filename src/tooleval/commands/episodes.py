@@ -21,6 +21,7 @@ from tooleval.commands.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     config_from_args,
+    data_console,
     fail,
     multi_turn_flags,
     printable,
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(f"\n[yellow]interrupted[/]: results so far: {shown(config.output)}")
         return EXIT_INTERRUPTED
-    Console(highlight=False, markup=False).print(summary_table(document))
+    data_console().print(summary_table(document))
     console.print(f"results: {shown(config.output)}")
     if document["stop_reason"]:
         console.print(f"[yellow]stopped early[/]: {shown(document['stop_reason'])}")

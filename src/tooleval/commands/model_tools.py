@@ -33,6 +33,7 @@ from tooleval.commands.common import (
     EXIT_OK,
     DeprecatedAlias,
     config_from_args,
+    data_console,
     fail,
     multi_turn_flags,
     printable,
@@ -198,7 +199,7 @@ def run_live(args: argparse.Namespace) -> int:
         keys = ("metrics", "original_metrics", "original_counts", "endings")
         print(json.dumps({k: document.get(k) for k in keys}, ensure_ascii=False, indent=2))
     else:
-        Console(highlight=False, markup=False).print(summary_table(document))
+        data_console().print(summary_table(document))
     console.print(f"results: {shown(config.output)}")
     return EXIT_OK if document["complete"] else EXIT_INCOMPLETE
 

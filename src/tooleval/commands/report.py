@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tooleval.commands import COMMANDS
-from tooleval.commands.common import EXIT_OK, fail, positive_int, shown
+from tooleval.commands.common import EXIT_OK, data_console, fail, positive_int, shown
 from tooleval.report import (
     ReportInputError,
     build_report,
@@ -59,9 +59,9 @@ def default_out(paths: list[Path]) -> Path:
 def print_table(table: Table) -> None:
     """Print at the table's natural width: a narrow terminal wraps lines, never drops columns."""
     natural = Console(width=1000, markup=False).measure(table).maximum
-    console = Console(highlight=False, markup=False)  # names in results files are shown as is
+    console = data_console()  # names in results files are shown as is, never interpreted
     if console.width < natural:
-        console = Console(highlight=False, markup=False, width=natural)
+        console = data_console(width=natural)
     console.print(table)
 
 

@@ -19,6 +19,7 @@ from tooleval.commands.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     config_from_args,
+    data_console,
     fail,
     printable,
     provider_flags,
@@ -101,7 +102,7 @@ def execute(config: RunConfig, suite: Suite[Any], provider: Provider, console: C
             progress.update(bar, advance=1, errors=errors, rate=f"{rate:.2f} items/s")
 
         document = run_suite(config, provider, suite=suite, on_record=on_record, on_plan=on_plan)
-    Console(highlight=False, markup=False).print(results_table(document))
+    data_console().print(results_table(document))
     counts = document["counts"]
     console.print(
         f"answered {counts['answered']}/{counts['planned']}, provider errors {counts['errors']}"

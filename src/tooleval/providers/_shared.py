@@ -197,8 +197,10 @@ def load_args(arguments: str) -> dict[str, Any]:
 
 
 def int_or_none(value: Any) -> int | None:
-    """An integer field of a usage object (booleans and other types are not counts)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A count of a usage object: an integer >= 0 (booleans, negative numbers and other types
+    are not counts, so what is stored can always be read back)."""
+    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if is_count else None
 
 
 def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 import importlib
+import logging
 import ssl
 import threading
 import time
@@ -41,6 +42,7 @@ from typing import Any
 import httpx
 
 from tooleval.providers.presets import origin
+from tooleval.redaction import mentions_secret, redact
 
 MAX_BODY_BYTES = 16 * 2**20
 DECODE_STEP = 64 * 2**10
@@ -72,6 +74,26 @@ def stack(name: str = "httpx") -> Stack:
     """``httpx`` (+ httpcore) or ``httpx2`` (+ httpcore2, Anthropic's SDK)."""
     core = {"httpx": "httpcore", "httpx2": "httpcore2"}[name]
     return Stack(importlib.import_module(name), importlib.import_module(core))
+
+
+# --- logs -----------------------------------------------------------------------------------
+
+
+class RedactingFilter(logging.Filter):
+    """Masks known secrets in the log records of the HTTP libraries and SDKs (``httpx`` logs
+    every request's URL at INFO, and a URL may carry a ``?key=``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if mentions_secret(message):
+            record.msg, record.args = redact(message), None
+        return True
+
+
+LOGGERS = ("httpx", "httpx2", "httpcore.connection", "httpcore.http11", "httpcore.proxy",
+           "anthropic._base_client", "google_genai._api_client")  # fmt: skip
+for _name in LOGGERS:
+    logging.getLogger(_name).addFilter(RedactingFilter())
 
 
 # --- the deadline ---------------------------------------------------------------------------
@@ -233,9 +255,12 @@ class BodyGuard:
         with client_errors(self._kit, self._request):
             for chunk in self._raw:
                 yield from self._decoded(chunk)
-        rest = self._decompressor.flush() if self._decompressor is not None else b""
-        if rest:
-            yield self._check(rest)
+        if self._decompressor is not None:
+            rest = self._decompressor.flush()
+            if rest:
+                yield self._check(rest)
+            if not self._decompressor.eof:
+                raise RefusedResponse("the compressed answer is corrupt or cut short")
         self._check(b"", final=True)
 
     def close(self) -> None:

@@ -33,6 +33,7 @@ from tooleval.providers.presets import (
     Preset,
     chat_url,
     get_preset,
+    join_path,
     key_for,
     preset_for_host,
     preset_url,
@@ -242,7 +243,7 @@ class OpenAICompatProvider:
             raise ValueError("the openai backend needs --base-url, --endpoint or --preset")
         self.base_url = base_url
         self.chat_url = endpoint or (chat_url(self.preset, base_url) if self.preset else None)
-        self.url = self.chat_url or base_url.rstrip("/") + "/chat/completions"
+        self.url = self.chat_url or join_path(base_url, "/chat/completions")
         key = key_for(self.preset, self.url, env, explicit_env=api_key_env)
         if key is None and self.preset is not None:
             require_key(self.preset, self.url)

@@ -123,11 +123,18 @@ def get_preset(name: str) -> Preset:
         ) from None
 
 
+def join_path(base_url: str, path: str) -> str:
+    """``path`` appended to the path of ``base_url``, before its query (``?key=…`` stays a
+    query)."""
+    head, mark, query = base_url.partition("?")
+    return head.rstrip("/") + path + mark + query
+
+
 def chat_url(preset: Preset, base_url: str) -> str | None:
     """The full chat URL when the preset's chat path is not the OpenAI one (else None)."""
     if preset.chat_path == "/chat/completions":
         return None
-    return base_url.rstrip("/") + preset.chat_path
+    return join_path(base_url, preset.chat_path)
 
 
 def preset_for_host(url: str) -> Preset | None:

@@ -23,8 +23,8 @@ MAX_REQUESTS = "max_requests"
 STOP_AFTER_ERRORS = "stop_after_errors"
 INTERRUPTED = "interrupted"
 UNREACHABLE = "unreachable"
-# A run whose first requests all fail to connect, before anything answered, is pointed at
-# nothing: it stops after this many (whatever --stop-after-errors says).
+# A run whose first items all fail to connect (every retry too), before anything answered, is
+# pointed at nothing: it stops after this many items (whatever --stop-after-errors says).
 DEAD_AFTER = 3
 
 
@@ -104,11 +104,15 @@ class RunControl:
         if reached:
             self.halt(f"{STOP_AFTER_ERRORS}: {count} provider errors")
 
-    def note_outcome(self, error: ProviderError | None) -> None:
-        """One attempt ended (``error`` None: it was answered). While nothing has answered
-        yet, the ``DEAD_AFTER``-th connection failure stops the run: nothing is listening."""
+    def note_outcome(self, error: ProviderError | None, final: bool = True) -> None:
+        """One attempt ended (``error`` None: it was answered; ``final``: its item gets no more
+        retries). While nothing has answered yet, the ``DEAD_AFTER``-th item whose attempts all
+        failed to connect stops the run: nothing is listening. Retries of one item are not
+        counted apart, so a server still starting gets each item's full backoff first."""
         if error is None or error.error_class is not ErrorClass.CONNECTION:
             self.reached = True
+            return
+        if not final:
             return
         with self.lock:
             if self.reached:
@@ -118,7 +122,7 @@ class RunControl:
         if count == DEAD_AFTER:
             self.halt(
                 f"{UNREACHABLE}: nothing is listening at {error.target or 'the endpoint'}: the "
-                f"first {count} requests all failed to connect (last: {error}); start the "
+                f"first {count} items all failed to connect (last: {error}); start the "
                 "server or fix --base-url, then rerun with --resume"
             )
 
@@ -154,8 +158,9 @@ def generate_with_retries(
         try:
             response = provider.generate(request)
         except ProviderError as error:
-            control.note_outcome(error)
-            if not error.retryable or attempt > control.policy.max_retries:
+            final = not error.retryable or attempt > control.policy.max_retries
+            control.note_outcome(error, final)
+            if final:
                 error.attempts = attempt
                 raise
             if control.pause(backoff_delay(attempt, error.retry_after)):
