@@ -136,3 +136,12 @@ def test_schema_traps_are_caught_with_paths() -> None:
 def test_empty_arguments_text_means_no_arguments() -> None:
     assert check_call(schema("screenshot"), "").valid
     assert check_call(schema("screenshot"), json.dumps({})).valid
+
+
+def test_every_data_file_carries_the_suite_version() -> None:
+    from tooleval.suites.cesium.catalogue import read_data
+
+    files = ("tools.json", "routes.json", "routing_cases.json", "scenarios.json")
+    versions = {name: read_data(name)["version"] for name in files}
+    assert versions == dict.fromkeys(files, CAT.version)
+    assert CAT.version == "2.0.0"

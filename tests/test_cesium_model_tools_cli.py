@@ -79,7 +79,7 @@ def test_live_correct_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     )
     code, report, server = live(tmp_path, "multi-geocode-marker-en", *replies)
     (item,) = report["items"]
-    assert code == 0 and (item["ending"], item["outcome"]) == ("answered", "passed")
+    assert code == 0 and (item["ending"], item["outcome"]) == ("answered", "correct")
     assert item["score"]["workflow_passed"] and report["format"] == "tooleval-results/2"
     second = server.received[1].body
     assert len(second["tools"]) == 19 and second["messages"][0]["role"] == "system"
@@ -88,6 +88,22 @@ def test_live_correct_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert json.loads(tool_msg["content"])["displayName"] == "Forbidden City, Beijing"
     assert SENTINEL not in json.dumps(report) and server.received[0].header("authorization") is None
     assert report["config"]["model"] == "test-model" and item["requests"] == 3
+
+
+def test_live_console_leads_with_the_headline_and_the_original_rule_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clockwise orbit asked for, an anticlockwise one made: the original's rule passes it."""
+    wrong = {"speed": 0.01, "clockwise": False}
+    _, report, _ = live(tmp_path, "camera-orbit-en", srv.tool_calls(("startOrbit", wrong)),
+                        srv.text("Orbiting."))  # fmt: skip
+    lines = [line for line in capsys.readouterr().out.splitlines() if "│" in line]
+    metrics = [line.split("│")[1].strip() for line in lines]
+    assert metrics[:2] == ["scenarioCorrectRate (headline)", "scenarioPassRate"]
+    assert "0.000" in lines[0] and "0/1 runs correct" in lines[0]
+    assert "1.000" in lines[1] and "original's rule" in lines[1]
+    assert metrics.count("scenarioPassRate") == 1 and "scenarioCorrectRate" not in metrics
+    assert report["headline"]["problems"] == {"value_mismatch": 1}
 
 
 def test_live_wrong_order(tmp_path: Path) -> None:
@@ -127,7 +143,8 @@ def test_live_errors_are_endings_not_no_tool_answers(tmp_path: Path) -> None:
     assert [i["ending"] for i in report["items"]] == ["answered", "provider_error"]
     assert len(server.received) == 4 and code == 3
     assert report["metrics"]["provider_error_rate"] == 0.5
-    assert report["metrics"]["no_tool_response_rate"] == 0.0 and report["metrics"]["success"] == 1.0
+    assert report["metrics"]["no_tool_response_rate"] == 0.0
+    assert report["metrics"]["scenarioCorrectRate"] == 1.0
     assert report["original_metrics"]["noToolResponseRate"] == 0.5  # upstream counts the error
     assert report["original_metrics"]["scenarioPassRate"] == 0.5
 

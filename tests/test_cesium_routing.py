@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+from importlib import resources
 
 import pytest
 
 from tooleval.commands import routing
+from tooleval.suites.cesium.gazetteer import places_in
 from tooleval.suites.cesium.routing import route_original
 from tooleval.suites.cesium.routing_eval import (
     check_anchors,
@@ -16,6 +19,7 @@ from tooleval.suites.cesium.routing_eval import (
     summarize,
 )
 from tooleval.suites.cesium.routing_improved import mask_payloads, route_improved
+from tooleval.suites.cesium.scenarios import load_scenarios
 
 # Upstream routing of the 30 cases: (id, toolsets sent, tools sent, toolsets skipped by the cap).
 V, G, E, L, IA = "view", "geolocation", "entity", "layer", "interaction"
@@ -129,8 +133,38 @@ def test_improved_beats_original_on_all_cases() -> None:
     assert improved.recall == 1.0 > original.recall
     assert improved.precision > original.precision
     assert improved.average_tools_sent < original.average_tools_sent
-    upstream = [c for c in cases if c.source == "upstream"]
-    assert summarize("improved", evaluate("improved", upstream)).passed == 30
+    upstream = summarize(
+        "improved", evaluate("improved", [c for c in cases if c.source == "upstream"])
+    )
+    assert (upstream.passed, upstream.cases, upstream.recall) == (29, 30, 1.0)
+
+
+def test_both_routers_are_scored_by_the_same_20_tool_rule() -> None:
+    """The improved router raises its own cap to keep every primary: such a case fails the
+    upstream rule, and its tools beyond 20 are counted apart."""
+    scores = {r: evaluate(r, load_routing_cases()) for r in ("original", "improved")}
+    failed = {r: [s for s in items if not s.passed] for r, items in scores.items()}
+    assert [s.case.id for s in failed["improved"]] == [
+        "multi-entity-ext-animation",
+        "para-three-primaries-en",
+    ]
+    for score in failed["improved"]:
+        assert not score.missing_tools and score.over_cap == 5  # only the cap, 25 tools
+    assert all(s.over_cap == 0 for s in scores["original"])
+    summary = summarize("improved", scores["improved"])
+    assert (summary.over_cap_cases, summary.over_cap_tools) == (2, 10)
+    assert summary.to_json()["overCapTools"] == 10
+
+
+def test_routing_cases_naming_a_place_require_geocode() -> None:
+    """The suite's system prompt says: for a place name, call geocode first."""
+    for case in [*load_routing_cases(), *load_scenarios()]:
+        named = places_in(case.prompt)
+        gives_coordinates = re.search(r"\d+\.\d+", case.prompt) is not None
+        if named and not gives_coordinates:
+            assert "geocode" in case.required_tools, (case.id, [p.name for p in named])
+    changed = [c.id for c in load_routing_cases() if c.changed]
+    assert changed == ["view-en", "view-zh", "para-orbit-zh"]
 
 
 def routing_cli(*argv: str) -> int:
@@ -147,7 +181,21 @@ def test_routing_cli_scores_both_routers(capsys: pytest.CaptureFixture[str]) -> 
     assert doc["summaries"]["original"]["upstream"]["averageToolsSent"] == 16.8
     assert doc["summaries"]["improved"]["all"]["recall"] == 1.0
     assert [a["actual"] for a in doc["anchors"]] == [19, 19, 18, 19, 20, 15, 7, 61]
-    assert doc["upstreamFailures"] == []
+    assert doc["upstreamFailures"] == {
+        "original": [],
+        "improved": ["multi-entity-ext-animation"],
+    }
+    over = [c for c in doc["cases"]["improved"] if c["overCap"]]
+    assert [(c["id"], c["toolCount"], c["overCap"]) for c in over] == [
+        ("multi-entity-ext-animation", 25, 5),
+        ("para-three-primaries-en", 25, 5),
+    ]
+
+
+def test_routing_cli_text_reports_the_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    assert routing_cli() == 0  # the reproduction holds; the improved router's cap is reported
+    out = capsys.readouterr().out
+    assert "[improved] over the cap of 20 (fails the rule): multi-entity-ext-animation (25)" in out
 
 
 def test_routing_cli_one_prompt(capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,3 +203,22 @@ def test_routing_cli_one_prompt(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["toolsets"] == ["camera"] and "startOrbit" in doc["tools"]
     assert routing_cli("--prompt", "x", "--router", "improved", "--mode", "toolset:nope") == 2
+
+
+def test_readme_routing_table_matches_the_scores() -> None:
+    readme = resources.files("tooleval.suites.cesium").joinpath("README.md").read_text("utf-8")
+    cases = load_routing_cases()
+    groups = {
+        "30 upstream": [c for c in cases if c.source == "upstream"],
+        "8 paraphrases": [c for c in cases if c.kind == "paraphrase"],
+        "all 42": list(cases),
+    }
+    for label, group in groups.items():
+        for router in ("original", "improved"):
+            s = summarize(router, evaluate(router, group))
+            row = (
+                f"| {label} | {router} | {s.passed}/{s.cases} | {s.recall:.3f} | "
+                f"{s.precision:.3f} | {s.average_tools_sent:.2f} | {s.max_tools_sent} | "
+                f"{s.over_cap_cases} / {s.over_cap_tools} |"
+            )
+            assert row in readme

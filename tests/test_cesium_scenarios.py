@@ -181,7 +181,9 @@ def test_tooleval_metrics_keep_errors_out_of_model_quality(tmp_path: Path) -> No
     scenario = SCENARIOS[GEO_MARKER]
     selection = SUITE.dialogue.selection(scenario)  # type: ignore[union-attr]
     ours = summarize([(scenario, selection, r) for r in runs])["metrics"]
-    assert ours["success"] == pytest.approx(2 / 4)  # over the 4 runs the model finished
+    assert list(ours)[:2] == ["scenarioCorrectRate", "original_rule_pass_rate"]
+    assert ours["scenarioCorrectRate"] == pytest.approx(1 / 4)  # over the 4 the model finished
+    assert ours["original_rule_pass_rate"] == pytest.approx(2 / 4)
     assert ours["no_tool_response_rate"] == pytest.approx(1 / 4)
     assert ours["workflow_pass_rate"] == pytest.approx(1 / 4)
     assert ours["dependency_check_pass_rate"] == pytest.approx(1 / 4)
@@ -209,13 +211,17 @@ def test_budget_exhaustion_counts_as_a_provider_error_in_the_original_rate(
     assert document["complete"] is False and document["endings"]["budget_exhausted"] == 3
 
 
-def test_repeats_give_pass_counts_and_one_pass_hat_k(tmp_path: Path) -> None:
+def test_repeats_give_per_scenario_counts_and_pass_hat_k_of_the_headline(tmp_path: Path) -> None:
     cases = ("layer-basemap-en", "camera-orbit-en")
-    basemap, orbit = calls(("setBasemap", {"basemap": "satellite"})), calls(("startOrbit", {}))
-    replies = (basemap, answer(), orbit, answer(), basemap, answer(), answer("Orbiting now."))
+    basemap = calls(("setBasemap", {"basemap": "satellite"}))
+    orbit, lazy_orbit = calls(("startOrbit", {"speed": 0.01})), calls(("startOrbit", {}))
+    replies = (basemap, answer(), orbit, answer(), basemap, answer(), lazy_orbit, answer())
     document, _, _ = play(tmp_path, cases, *replies, repeats=2)
     per = document["per_scenario"]
-    assert per["camera-orbit-en"] == {"runs": 2, "scored": 2, "passed": 1, "pass_at_k": 1.0}
+    assert per["camera-orbit-en"] == {
+        "runs": 2, "scored": 2, "correct": 1, "passed_original_rule": 2, "pass_at_k": 1.0,
+    }  # fmt: skip
+    # pass^k counts correct runs: the orbit without its speed passes only the original's rule
     assert document["pass_hat_k"] == {"k": 2, "metric": "success", "value": 0.5}
 
 
@@ -236,3 +242,22 @@ def test_results_keep_transcripts_routing_and_tools_hash(tmp_path: Path) -> None
     routing = document["routing"][GEO_MARKER]
     assert len(routing["tools_hash"]) == 16 and len(routing["tools"]) == 19
     assert document["original_counts"]["promptTokens"] == 30
+
+
+def test_episodes_console_for_cesium_leads_with_the_headline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tooleval.cli import main
+
+    script = tmp_path / "script.jsonl"
+    replies = (calls(("startOrbit", {"speed": 0.01, "clockwise": False})), answer("Orbiting."))
+    script.write_text("".join(json.dumps(r) + "\n" for r in replies), encoding="utf-8")
+    code = main(["episodes", "--suite", "cesium", "--backend", "fake", "--script", str(script),
+                 "--mode", "native", "--case", "camera-orbit-en",
+                 "--output", str(tmp_path / "e.json")])  # fmt: skip
+    rows = [line.split("│")[1].strip() for line in capsys.readouterr().out.splitlines()
+            if "│" in line]  # fmt: skip
+    assert code == 0
+    assert rows[0].startswith("scenarioCorrectRate (headline) – tooleval: 0/1 runs correct")
+    assert rows[1] == "scenarioPassRate – the original's rule (all runs)"
+    assert not any(r.startswith(("scenarioCorrectRate", "scenarioPassRate")) for r in rows[2:])

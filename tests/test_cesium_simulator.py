@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from cesium_helpers import example_value
 from tooleval.suites.cesium import load_catalogue
 from tooleval.suites.cesium.scenarios import ExecutedCall, load_scenarios
-from tooleval.suites.cesium.simulator import SimulatedScene, geocode_lookup
+from tooleval.suites.cesium.simulator import SimulatedScene
 from tooleval.suites.cesium.workflow import check_workflow
 
 CAT = load_catalogue()
@@ -44,15 +44,19 @@ def test_every_tool_result_fits_its_output_schema_before_and_after_setup() -> No
     [
         ("Forbidden City", 116.3972, 39.9163),
         ("上海外滩", 121.4903, 31.2397),
-        ("北京市东城区", 116.4160, 39.9288),  # the longest alias wins over 北京
+        ("北京市东城区", 116.4160, 39.9288),  # the district inside 北京, not the city
         ("1 Market Street, San Francisco", -122.3942, 37.7942),
+        ("Tokyo Tower", 139.7454, 35.6586),  # the landmark, not the city centre
+        ("Bund, Shanghai, China", 121.4903, 31.2397),
     ],
 )
 def test_geocode_returns_the_right_place(address: str, lon: float, lat: float) -> None:
     result = SimulatedScene().execute("geocode", {"address": address})
     assert (result["success"], result["longitude"], result["latitude"]) == (True, lon, lat)
-    assert geocode_lookup("Atlantis") is None
-    assert SimulatedScene().execute("geocode", {"address": "Atlantis"})["success"] is False
+    assert_valid_result("geocode", result)
+    failed = SimulatedScene().execute("geocode", {"address": "Atlantis"})
+    assert failed["success"] is False and "Atlantis" in failed["error"]
+    assert_valid_result("geocode", failed)
 
 
 def test_created_ids_are_echoed_or_fresh_and_unknown_ids_fail() -> None:
@@ -119,7 +123,8 @@ def test_workflow_order_violation_and_value_mismatch() -> None:
 
 
 def test_workflow_track_entity_needs_the_created_id() -> None:
-    anim = ("createAnimation", {"name": "demo-flight", "waypoints": [{}, {}]},
+    waypoints = SCENARIOS["animation-track-en"].steps[0].args["waypoints"]["waypoints"]
+    anim = ("createAnimation", {"name": "demo-flight", "waypoints": waypoints},
             {"success": True, "data": {"entityId": "animation-1"}})  # fmt: skip
     ok = ("trackEntity", {"entityId": "animation-1"}, {"success": True})
     empty = ("trackEntity", {}, {"success": True})

@@ -12,17 +12,30 @@ import pytest
 
 from conftest import make_fake
 from tooleval.providers.fake import FakeProvider
-from tooleval.records import ConversationRecord, Mode
+from tooleval.records import ConversationRecord, Mode, Task
 from tooleval.runner import run_conversations
 from tooleval.runner.item import build_request
 from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode.api import board_evas
+from tooleval.suites.infranode.api.facts import city_index
 from tooleval.suites.infranode.client import execute_tool, make_transport
 from tooleval.suites.infranode.episodes.records import EpisodeScore
 
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
 REPLICA = make_transport(None)
+
+
+def first_of(category: str, tool: str | None = None, resource: str | None = None) -> Task:
+    """The first shipped task of a category (and tool / resource): tests follow the suite."""
+    return next(
+        t
+        for t in SUITE.tasks
+        if t.category == category
+        and (tool is None or t.gold.name == tool)
+        and (resource is None or t.gold.arguments.get("resource") == resource)
+    )
 
 
 def episodes(
@@ -69,13 +82,23 @@ def first_departure(eva: str) -> str:
     return f"Nächste Abfahrt: {dep['line']} nach {dep['destination']} um {clock} Uhr."
 
 
-TWO_STEP = "two_step-001"  # Düsseldorf Flughafen, EVA 8000082; the Hbf is 8000085
-TARGET = "8000082"
+TWO_STEP_TASK = first_of("two_step")
+TWO_STEP = TWO_STEP_TASK.id
+TARGET = TWO_STEP_TASK.provenance["target_station"]["eva"]
+SLUG = TWO_STEP_TASK.gold.arguments["slug"]
+Q = TWO_STEP_TASK.provenance["target_station"]["name"].split(" ")[-1].split("-")[-1]
+ON_BOARD = sorted(board_evas(SLUG))[0]  # another station of the city: the wrong one
+UNLISTED = "8000099"
+SLUG_TASK = first_of("slug_resolution", tool="weather")
+SLUG_CANONICAL = SLUG_TASK.gold.arguments["slug"]
+SLUG_WRITTEN = SLUG_TASK.provenance["slug_form"]["text"]
+COMPARE_TASK = first_of("compare_multi", resource="weather")
+NOT_COVERED_TASK = first_of("not_covered")
 
 
 def test_two_step_success_prompt_mode() -> None:
     replies = [
-        call("stations", slug="duesseldorf", q="Flughafen"),
+        call("stations", slug=SLUG, q=Q),
         call("station_board_departures", eva=TARGET),
         {"text": first_departure(TARGET)},
     ]
@@ -99,19 +122,19 @@ def test_first_request_is_the_single_call_request() -> None:
     ("replies", "outcome"),
     [
         (
-            [call("station_board_departures", eva=TARGET), call("stations", slug="duesseldorf")],
+            [call("station_board_departures", eva=TARGET), call("stations", slug=SLUG)],
             "wrong_order",
         ),
         (
-            [call("stations", slug="duesseldorf"), call("station_board_departures", eva="8000099")],
+            [call("stations", slug=SLUG), call("station_board_departures", eva=UNLISTED)],
             "hallucinated_eva",
         ),
         (
-            [call("stations", slug="duesseldorf"), call("station_board_arrivals", eva="8000085")],
+            [call("stations", slug=SLUG), call("station_board_arrivals", eva=ON_BOARD)],
             "wrong_station",
         ),
-        ([call("stations", slug="duesseldorf"), {"text": "Keine Ahnung."}], "incomplete"),
-        ([call("weather", slug="duesseldorf"), {"text": "Es ist warm."}], "wrong_call"),
+        ([call("stations", slug=SLUG), {"text": "Keine Ahnung."}], "incomplete"),
+        ([call("weather", slug=SLUG), {"text": "Es ist warm."}], "wrong_call"),
         ([{"text": "Um 12:03 fährt ein ICE."}], "no_call"),
     ],
     ids=["wrong_order", "hallucinated_eva", "wrong_station", "incomplete", "wrong_call", "no_call"],
@@ -124,7 +147,7 @@ def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
 
 def test_invented_number_makes_the_answer_ungrounded() -> None:
     replies = [
-        call("stations", slug="duesseldorf", q="Flughafen"),
+        call("stations", slug=SLUG, q=Q),
         call("station_board_departures", eva=TARGET),
         {"text": "Es fahren heute 4711 Züge, der nächste um 03:17 Uhr."},
     ]
@@ -134,7 +157,7 @@ def test_invented_number_makes_the_answer_ungrounded() -> None:
 
 
 def test_running_out_of_rounds_is_no_answer() -> None:
-    replies = [call("stations", slug="duesseldorf"), call("station_board_departures", eva=TARGET)]
+    replies = [call("stations", slug=SLUG), call("station_board_departures", eva=TARGET)]
     record, _ = run(TWO_STEP, replies, rounds=2)
     assert score(record).outcome == "no_answer"
     assert record.final_answer is None and score(record).steps == 2
@@ -147,15 +170,22 @@ def test_provider_error_is_not_scored() -> None:
     assert record.to_json()["outcome"] == "provider_error"
 
 
+def test_two_step_fixture_preconditions() -> None:
+    listing = execute_tool(REPLICA, "stations", {"slug": SLUG}).body["data"]["payload"]["stations"]
+    fetched = {eva for s in listing for eva in s["evas"]}
+    assert TARGET in fetched and ON_BOARD in fetched and UNLISTED not in fetched
+    assert ON_BOARD != TARGET
+
+
 def test_retryable_error_is_retried() -> None:
-    replies = [{"error": "rate_limited", "retry_after": 0}, call("weather", slug="muenchen")]
-    record, provider = run("slug_resolution-002", [*replies, {"text": "Schön."}])
+    replies = [{"error": "rate_limited", "retry_after": 0}, call("weather", slug=SLUG_CANONICAL)]
+    record, provider = run(SLUG_TASK.id, [*replies, {"text": "Schön."}])
     assert record.error_class is None and len(provider.requests) == 3
 
 
 def test_native_mode_feeds_tool_messages_by_id() -> None:
     replies = [
-        native("stations", "c1", slug="duesseldorf", q="Flughafen"),
+        native("stations", "c1", slug=SLUG, q=Q),
         native("station_board_departures", None, eva=TARGET),
         {"text": first_departure(TARGET)},
     ]
@@ -176,16 +206,19 @@ def humidity(slug: str) -> str:
 
 
 def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
-    replies = [call("weather", slug="München"), {"text": f"Luftfeuchte: {humidity('muenchen')} %"}]
-    record, _ = run("slug_resolution-002", replies)
+    replies = [
+        call("weather", slug=SLUG_WRITTEN),
+        {"text": f"Luftfeuchte: {humidity(SLUG_CANONICAL)} %"},
+    ]
+    record, _ = run(SLUG_TASK.id, replies)
     assert record.first_call is not None and record.first_call.call_match == 0
     assert score(record).outcome == "success"
 
 
 def test_unreadable_call_is_invalid_and_repairable() -> None:
-    broken = {"text": '{"name": "weather", "arguments": {"slug": "muenchen",}}'}
-    replies = [broken, call("weather", slug="muenchen"), {"text": humidity("muenchen")}]
-    record, provider = run("slug_resolution-002", replies)
+    broken = {"text": '{"name": "weather", "arguments": {"slug": "' + SLUG_CANONICAL + '",}}'}
+    replies = [broken, call("weather", slug=SLUG_CANONICAL), {"text": humidity(SLUG_CANONICAL)}]
+    record, provider = run(SLUG_TASK.id, replies)
     assert (score(record).outcome, score(record).invalid_calls) == ("success", 1)
     assert "unreadable_call" in (provider.requests[1].messages[-1].content or "")
 
@@ -197,32 +230,38 @@ def compare_answer(cities: list[str]) -> str:
 
 
 def test_compare_multi_one_call_succeeds_per_city_calls_fail() -> None:
-    cities = ["dresden", "salzgitter"]
+    cities = list(reversed(COMPARE_TASK.gold.arguments["cities"]))
     good = [call("compare", cities=cities, resource="weather"), {"text": compare_answer(cities)}]
-    record, _ = run("compare_multi-005", good)
+    record, _ = run(COMPARE_TASK.id, good)
     assert score(record).outcome == "success"
-    per_city = [call("weather", slug="dresden"), call("weather", slug="salzgitter")]
-    record, _ = run("compare_multi-005", [*per_city, {"text": compare_answer(cities)}])
+    per_city = [call("weather", slug=slug) for slug in cities]
+    record, _ = run(COMPARE_TASK.id, [*per_city, {"text": compare_answer(cities)}])
     assert score(record).outcome == "per_city_calls"
+
+
+NC_CITY = city_index()[NOT_COVERED_TASK.gold.arguments["slug"]].name_de
+NC_COVERED = execute_tool(REPLICA, "get_city_data", NOT_COVERED_TASK.gold.arguments).body["meta"][
+    "covered_cities"
+]
 
 
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
         ("Dazu liegen leider keine Daten vor.", "success"),
-        ("Ein Baumkataster gibt es nur für Berlin.", "success"),
-        ("In Rostock stehen 52.000 Straßenbäume.", "invented_data"),
-        ("Rostock ist eine Hansestadt.", "gap_not_reported"),
+        (f"Diese Daten gibt es nur für {city_index()[NC_COVERED[0]].name_de}.", "success"),
+        (f"In {NC_CITY} sind es genau 52.000.", "invented_data"),
+        (f"{NC_CITY} ist eine schöne Stadt.", "gap_not_reported"),
     ],
 )
 def test_not_covered(answer: str, outcome: str) -> None:
-    replies = [call("get_city_data", slug="rostock", resource="tree-cadastre"), {"text": answer}]
-    record, _ = run("not_covered-001", replies)
+    replies = [call("get_city_data", **NOT_COVERED_TASK.gold.arguments), {"text": answer}]
+    record, _ = run(NOT_COVERED_TASK.id, replies)
     assert score(record).outcome == outcome
 
 
 def test_not_covered_without_any_call_is_no_call() -> None:
-    record, _ = run("not_covered-001", [{"text": "In Rostock stehen 52.000 Bäume."}])
+    record, _ = run(NOT_COVERED_TASK.id, [{"text": f"In {NC_CITY} sind es 52.000."}])
     assert score(record).outcome == "no_call"
 
 

@@ -18,6 +18,22 @@ from tooleval.suites.infranode.execmatch import exec_match
 SUITE = load_suite()
 TASKS = {task.id: task for task in SUITE.tasks}
 REPLICA = make_transport(None)
+SLUG_TASK = next(
+    t for t in SUITE.tasks if t.category == "slug_resolution" and t.gold.name == "weather"
+)
+SLUG = SLUG_TASK.gold.arguments["slug"]
+WRITTEN = SLUG_TASK.provenance["slug_form"]["text"]
+OTHER_SLUG = "koeln" if SLUG != "koeln" else "bonn"
+COMPARE = next(t for t in SUITE.tasks if t.category == "compare_multi")
+COMPARE_NAMES = [c.capitalize() for c in reversed(COMPARE.gold.arguments["cities"])]
+FIRST_SLUG = next(t for t in SUITE.tasks if t.category == "slug_resolution")
+NOT_COVERED = next(t for t in SUITE.tasks if t.category == "not_covered")
+NC_ARGS = NOT_COVERED.gold.arguments
+NC_OTHER = next(
+    t.gold.arguments["slug"]
+    for t in SUITE.tasks
+    if t.category != "not_covered" and t.gold.arguments.get("slug") not in (None, NC_ARGS["slug"])
+)
 
 
 def test_every_gold_call_is_exec_equivalent_to_itself() -> None:
@@ -27,18 +43,18 @@ def test_every_gold_call_is_exec_equivalent_to_itself() -> None:
 @pytest.mark.parametrize(
     ("task_id", "call", "expected"),
     [
-        ("slug_resolution-002", ToolCall("weather", {"slug": "München"}), 1),
-        ("slug_resolution-002", ToolCall("weather", {"slug": "munich"}), 1),
-        ("slug_resolution-002", ToolCall("weather", {"slug": "koeln"}), 0),
-        ("slug_resolution-002", ToolCall("air_quality", {"slug": "muenchen"}), 0),
-        ("compare_multi-005", ToolCall("compare", {"cities": ["Salzgitter", "Dresden"],
-                                                     "resource": "weather"}), 1),
-        ("not_covered-001", ToolCall("get_city_data", {"slug": "Rostock",
-                                                         "resource": "tree-cadastre"}), 1),
-        ("not_covered-001", ToolCall("get_city_data", {"slug": "bochum",
-                                                         "resource": "tree-cadastre"}), 0),
-        ("slug_resolution-002", ToolCall("weather", {}), 0),
-        ("slug_resolution-002", None, 0),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": WRITTEN}), 1),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": SLUG.upper()}), 1),
+        (SLUG_TASK.id, ToolCall("weather", {"slug": OTHER_SLUG}), 0),
+        (SLUG_TASK.id, ToolCall("air_quality", {"slug": SLUG}), 0),
+        (COMPARE.id, ToolCall("compare", {"cities": COMPARE_NAMES,
+                                          "resource": COMPARE.gold.arguments["resource"]}), 1),
+        (NOT_COVERED.id, ToolCall("get_city_data", {"slug": NC_ARGS["slug"].capitalize(),
+                                                      "resource": NC_ARGS["resource"]}), 1),
+        (NOT_COVERED.id, ToolCall("get_city_data", {"slug": NC_OTHER,
+                                                      "resource": NC_ARGS["resource"]}), 0),
+        (SLUG_TASK.id, ToolCall("weather", {}), 0),
+        (SLUG_TASK.id, None, 0),
     ],
 )  # fmt: skip
 def test_exec_match(task_id: str, call: ToolCall | None, expected: int) -> None:
@@ -69,7 +85,7 @@ def test_command_writes_results(tmp_path: Path) -> None:
     lines = [
         {
             "text": json.dumps(
-                {"name": "air_quality", "arguments": {"slug": "freiburg-im-breisgau"}}
+                {"name": FIRST_SLUG.gold.name, "arguments": FIRST_SLUG.gold.arguments}
             )
         },
         {"text": "Weiß ich nicht genau."},
@@ -86,7 +102,7 @@ def test_command_writes_results(tmp_path: Path) -> None:
     assert document["outcomes"] == {"ungrounded": 1}
     assert document["first_call"]["call_match"] == 1.0
     item = document["items"][0]
-    assert item["task_id"] == "slug_resolution-001" and item["calls"][0]["valid"] is True
+    assert item["task_id"] == FIRST_SLUG.id and item["calls"][0]["valid"] is True
     assert [m["role"] for m in item["transcript"]] == [
         "system",
         "user",

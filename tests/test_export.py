@@ -20,11 +20,10 @@ from tooleval.export import (
     rl_prompts,
     schema_errors,
 )
-from tooleval.records import ToolCall
 from tooleval.runner import run_conversations
 from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
-from tooleval.suites.infranode.client import make_transport
+from tooleval.suites.infranode.client import execute_tool, make_transport
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite()
@@ -56,25 +55,33 @@ def test_schema_rejects_a_broken_example() -> None:
     assert any(e.startswith("messages/2:") for e in errors)
 
 
+TWO_STEP = next(t for t in SUITE.tasks if t.category == "two_step")
+STATION = TWO_STEP.provenance["target_station"]
+NOT_COVERED = next(t for t in SUITE.tasks if t.category == "not_covered")
+SLUG_TASK = next(t for t in SUITE.tasks if t.category == "slug_resolution")
+
+
 def episode_document(final: str, out: Path) -> dict[str, Any]:
+    board = {"name": "station_board_departures", "arguments": {"eva": STATION["eva"]}}
     replies = [
-        {"text": json.dumps({"name": "stations", "arguments": {"slug": "duesseldorf"}})},
-        {"text": json.dumps({"name": "station_board_departures", "arguments": {"eva": "8000082"}})},
+        {"text": json.dumps({"name": "stations", "arguments": TWO_STEP.gold.arguments})},
+        {"text": json.dumps(board)},
         {"text": final},
     ]
-    config = RunConfig(backend="fake", concurrency=1, task_ids=("two_step-001",), output=out)
+    config = RunConfig(backend="fake", concurrency=1, task_ids=(TWO_STEP.id,), output=out)
     return run_conversations(config, make_fake(*replies), suite=SUITE)
 
 
 def test_successful_episode_becomes_an_sft_example_with_final_answer(tmp_path: Path) -> None:
-    final = "Abfahrten ab Düsseldorf Flughafen: RE8."
-    document = json.loads(json.dumps(episode_document(final, tmp_path / "a.json")))
+    board = execute_tool(REPLICA, "station_board_departures", {"eva": STATION["eva"]}).body
+    answer = f"Abfahrten ab {STATION['name']}: {board['data']['payload']['departures'][0]['line']}."
+    document = json.loads(json.dumps(episode_document(answer, tmp_path / "a.json")))
     assert document["outcomes"] == {"success": 1}
     (example,) = episode_examples(SUITE, document, REPLICA)
     assert schema_errors("sft", example) == []
     roles = [m["role"] for m in example["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
-    assert example["messages"][-1]["content"] == "Abfahrten ab Düsseldorf Flughafen: RE8."
+    assert example["messages"][-1]["content"] == answer
     failed = json.loads(json.dumps(episode_document("Es fahren 4711 Züge.", tmp_path / "b.json")))
     assert list(episode_examples(SUITE, failed, REPLICA)) == []
 
@@ -88,14 +95,14 @@ def test_rl_prompts_are_valid() -> None:
 
 def test_env_rewards_success_and_failure() -> None:
     env = InfraNodeEnv()
-    obs = env.reset("not_covered-001")
+    obs = env.reset(NOT_COVERED.id)
     assert obs.messages[1]["content"] == obs.question and len(obs.tools) == 12
-    step = env.step(ToolCall("get_city_data", {"slug": "rostock", "resource": "tree-cadastre"}))
+    step = env.step(NOT_COVERED.gold)
     assert (step.done, step.reward) == (False, 0.0) and "not_covered" in step.observation
     final = env.step("Dafür liegen leider keine Daten vor.")
     assert (final.done, final.reward, final.info["outcome"]) == (True, 1.0, "success")
-    env.reset("not_covered-001")
-    wrong = env.step("In Rostock stehen 52.000 Bäume.")
+    env.reset(NOT_COVERED.id)
+    wrong = env.step("Dort sind es genau 52.000.")
     assert (wrong.done, wrong.reward, wrong.info["outcome"]) == (True, 0.0, "no_call")
     with pytest.raises(RuntimeError, match="reset"):
         env.step("noch etwas")
@@ -130,12 +137,14 @@ def test_rl_example_runs() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "two_step-001" in result.stdout and "reward=1.0" in result.stdout
+    assert f"{TWO_STEP.id} " in result.stdout and "reward=1.0" in result.stdout
     assert "mean reward" in result.stdout
 
 
 def test_env_accepts_a_text_call_and_shows_its_result() -> None:
     env = InfraNodeEnv()
-    env.reset("slug_resolution-002")
-    step = env.step('{"name": "weather", "arguments": {"slug": "muenchen"}}')
-    assert not step.done and step.observation.startswith("Ergebnis von weather: {")
+    env.reset(SLUG_TASK.id)
+    step = env.step(
+        json.dumps({"name": SLUG_TASK.gold.name, "arguments": SLUG_TASK.gold.arguments})
+    )
+    assert not step.done and step.observation.startswith(f"Ergebnis von {SLUG_TASK.gold.name}: {{")

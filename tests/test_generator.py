@@ -11,13 +11,16 @@ import pytest
 
 from tooleval.cli import main
 from tooleval.commands.generate import tasks_jsonl
-from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, load_tasks
-from tooleval.suites.infranode.api import board_evas
+from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION, load_tasks
+from tooleval.suites.infranode.api import board_evas, resolve_slug
+from tooleval.suites.infranode.api.facts import city_index
 from tooleval.suites.infranode.client import execute_tool, make_transport
-from tooleval.suites.infranode.generator import GeneratorConfig, fold_name
+from tooleval.suites.infranode.generator import GeneratorConfig, generate_tasks
+from tooleval.suites.infranode.slugforms import display_alias, form_kind, is_plain
 from tooleval.tasks import TaskFormatError, iter_jsonl_text, task_from_json
 
 SHIPPED = resources.files("tooleval.suites.infranode").joinpath("tasks.jsonl")
+HARD_FORMS = {"umlaut", "bracket", "short_form", "exonym", "multi_word"}
 
 
 def test_default_output_is_the_shipped_file_byte_for_byte() -> None:
@@ -37,11 +40,29 @@ def test_seed_changes_the_tasks_but_not_their_counts() -> None:
     assert a.count("\n") == 91
 
 
-def test_default_counts_per_category() -> None:
+def test_default_counts_per_category_and_version() -> None:
     counts = collections.Counter(t.category for t in load_tasks())
-    assert dict(counts) == DEFAULT_COUNTS
-    assert sum(counts.values()) == 91
+    assert (
+        dict(counts)
+        == DEFAULT_COUNTS
+        == {
+            "routing_broad": 12,
+            "routing_named": 12,
+            "resource_key": 24,
+            "slug_resolution": 8,
+            "poi_type": 12,
+            "compare_multi": 5,
+            "not_covered": 12,
+            "two_step": 6,
+        }
+    )
     assert len({t.id for t in load_tasks()}) == 91
+    assert {t.suite_version for t in load_tasks()} == {SUITE_VERSION} == {"2.0.0"}
+
+
+def test_no_question_text_appears_twice() -> None:
+    questions = [t.question for t in load_tasks()]
+    assert len(set(questions)) == len(questions)
 
 
 def test_every_gold_call_answers_as_its_category_expects() -> None:
@@ -59,60 +80,86 @@ def test_every_gold_call_answers_as_its_category_expects() -> None:
         assert task.provenance["request"].startswith("GET /api/v1/")
 
 
-def test_not_covered_answers_name_the_covered_cities() -> None:
+def test_not_covered_uses_every_partial_key_before_repeating_one() -> None:
+    tasks = [t for t in load_tasks() if t.category == "not_covered"]
+    keys = collections.Counter(t.gold.arguments["resource"] for t in tasks)
+    assert len(keys) == 9  # every catalogue key the coverage map leaves partial
+    assert max(keys.values()) - min(keys.values()) <= 1
     transport = make_transport(None)
-    for task in (t for t in load_tasks() if t.category == "not_covered"):
+    for task in tasks:
         meta = execute_tool(transport, task.gold.name, task.gold.arguments).body["meta"]
         assert task.gold.arguments["slug"] not in meta["covered_cities"]
-        assert meta["covered_cities"] == sorted(meta["covered_cities"])
 
 
-def test_two_step_stations_are_off_the_city_board_and_in_every_accepted_listing() -> None:
+def test_two_step_stations_are_off_the_board_and_listed_as_recorded() -> None:
     transport = make_transport(None)
     two_step = [t for t in load_tasks() if t.category == "two_step"]
     assert len({t.provenance["target_station"]["eva"] for t in two_step}) == len(two_step)
     for task in two_step:
-        slug, eva = task.gold.arguments["slug"], task.provenance["target_station"]["eva"]
-        assert eva not in board_evas(slug)
-        for q in task.alternatives["q"]:
-            args = {"slug": slug} if q is None else {"slug": slug, "q": q}
-            stations = execute_tool(transport, "stations", args).body["data"]["payload"]
-            assert eva in {s["eva"] for s in stations["stations"]}, (task.id, q)
+        slug, target = task.gold.arguments["slug"], task.provenance["target_station"]
+        assert target["eva"] not in board_evas(slug)
+        assert target["name"] in task.question
+        body = execute_tool(transport, "stations", {"slug": slug}).body
+        listed = [s["name"] for s in body["data"]["payload"]["stations"]]
+        assert target["listing"] == listed and target["name"] in listed
+        assert task.alternatives == {}  # the stations rule replaces the list of accepted q
 
 
-def test_slug_resolution_is_the_only_category_with_non_trivial_city_names() -> None:
+def test_outside_slug_resolution_every_city_is_plain_and_named() -> None:
     for task in load_tasks():
-        slug = task.gold.arguments.get("slug")
-        if task.category in ("routing_broad", "routing_named", "resource_key", "poi_type"):
-            assert slug is not None and slug.capitalize() in task.question, task.id
         if task.category == "slug_resolution":
-            assert slug is not None and slug.capitalize() not in task.question, task.id
+            continue
+        args = task.gold.arguments
+        for slug in args.get("cities") or [args["slug"]]:
+            city = city_index()[slug]
+            assert is_plain(city.slug, city.name_de), (task.id, slug)
+            assert city.name_de in task.question, task.id
 
 
-def test_phrasings_vary_within_each_category() -> None:
-    for category in CATEGORIES:
-        questions = [t.question for t in load_tasks() if t.category == category]
-        openings = {" ".join(q.split()[:2]) for q in questions}
-        assert len(openings) >= min(3, len(questions)), (category, openings)
+def test_slug_resolution_covers_every_hard_form_and_gives_no_slug_away() -> None:
+    tasks = [t for t in load_tasks() if t.category == "slug_resolution"]
+    kinds = {t.provenance["slug_form"]["kind"] for t in tasks}
+    assert kinds == HARD_FORMS
+    for task in tasks:
+        form, slug = task.provenance["slug_form"]["text"], task.gold.arguments["slug"]
+        assert form in task.question and slug not in task.question.casefold()
+        assert resolve_slug(form) == slug
 
 
-def test_max_per_category_scales_the_suite() -> None:
-    small = tasks_jsonl(None, GeneratorConfig(max_per_category=2))
-    assert small.count("\n") == 2 * len(CATEGORIES)
-    large = [
-        json.loads(line)
-        for line in tasks_jsonl(None, GeneratorConfig(max_per_category=30)).splitlines()
-    ]
-    counts = collections.Counter(row["category"] for row in large)
+def test_slug_forms_are_classified_by_what_makes_them_hard() -> None:
+    assert form_kind("München", "München") == "umlaut"
+    assert form_kind("Halle (Saale)", "Halle (Saale)") == "bracket"
+    assert form_kind("Frankfurt", "Frankfurt am Main") == "short_form"
+    assert form_kind("Cologne", "Köln") == "exonym"
+    assert form_kind("Hanover", "Hannover") == "exonym"
+    assert form_kind("Bergisch Gladbach", "Bergisch Gladbach") == "multi_word"
+    assert form_kind("Gießen", "Gießen") == "eszett"
+    assert form_kind("Berlin", "Berlin") is None
+    assert display_alias("mülheim (ruhr)") == "Mülheim (Ruhr)"
+    assert display_alias("halle an der saale") == "Halle an der Saale"
+    assert display_alias("frankfurt a.m.") is None
+
+
+def test_max_per_category_scales_the_suite_as_prefixes() -> None:
+    transport = make_transport(None)
+    small = generate_tasks(transport, GeneratorConfig(max_per_category=2))
+    assert len(small) == 2 * len(CATEGORIES)
+    large = generate_tasks(transport, GeneratorConfig(max_per_category=30))
+    counts = collections.Counter(t.category for t in large)
     assert counts["resource_key"] == 30 and counts["routing_broad"] == 30
-    assert len(large) > 91
+    assert counts["not_covered"] == 27  # 9 partial keys x 3 own phrasings
+    for category in CATEGORIES:
+        in_small = [t.question for t in small if t.category == category]
+        in_large = [t.question for t in large if t.category == category]
+        assert in_large[: len(in_small)] == in_small, category
 
 
-def test_fold_name_follows_the_slug_rules() -> None:
-    assert fold_name("München") == "muenchen"
-    assert fold_name("Halle (Saale)") == "halle-saale"
-    assert fold_name("Frankfurt am Main") == "frankfurt-am-main"
-    assert fold_name("Gießen") == "giessen"
+def test_jsonl_rows_carry_the_phrasing_they_came_from() -> None:
+    for line in SHIPPED.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        phrasing = row["provenance"]["phrasing"]
+        assert phrasing["register"] in ("formal", "colloquial", "terse")
+        assert "{" in phrasing["template"]
 
 
 def test_malformed_task_line_names_file_and_line() -> None:
@@ -122,3 +169,18 @@ def test_malformed_task_line_names_file_and_line() -> None:
     line, row = next(iter_jsonl_text(text, "my.jsonl"))
     with pytest.raises(TaskFormatError, match=r"my\.jsonl:1: field 'gold' must be a dict"):
         task_from_json(row, f"my.jsonl:{line}")
+
+
+def test_suite_readme_states_version_changelog_and_capacities() -> None:
+    readme = resources.files("tooleval.suites.infranode").joinpath("README.md").read_text("utf-8")
+    assert f"version **{SUITE_VERSION}**" in readme
+    assert f"\n- {SUITE_VERSION} (" in readme
+    largest = generate_tasks(make_transport(None), GeneratorConfig(max_per_category=10_000))
+    counts = collections.Counter(t.category for t in largest)
+    stated = (
+        f"at most {counts['routing_broad']} per city category, {counts['resource_key']} "
+        f"resource_key, {counts['slug_resolution']} slug_resolution, {counts['not_covered']} "
+        f"not_covered, {counts['two_step']} two_step"
+    )
+    assert stated in " ".join(readme.split())
+    assert counts["routing_named"] == counts["poi_type"] == counts["compare_multi"] == 64

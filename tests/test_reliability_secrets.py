@@ -316,6 +316,7 @@ def test_the_report_masks_a_key_left_in_an_older_results_file(
     st.integers(min_value=0, max_value=200),
 )
 def test_no_identifying_fragment_of_a_key_survives_redaction(parts: list[str], cut: int) -> None:
+    assert key_for(None, None, os.environ, explicit_env=CUSTOM) == KEY  # read as a provider does
     pieces = {"key": KEY, "prefix": KEY[:11], "suffix": KEY[-10:], "text": "ok ",
               "escaped": json.dumps(KEY)[1:-1]}  # fmt: skip
     text = "".join(pieces.get(part, part) for part in parts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import struct
 import tempfile
 from collections.abc import Callable
@@ -365,7 +366,8 @@ def test_written_report_has_every_run_and_real_charts(results_dir: Path, tmp_pat
     assert main_table.count("<tr") == 1 + 5  # header + one row per run
     for run_id in ("gold", "sloppy", "gold-native", "quota", "twice"):
         assert f'<td class="l">{run_id}</td>' in html  # the not_covered table names each run
-    assert html.count("data:image/png;base64,") == 3 and "http" not in html.replace("https://", "")
+    assert html.count("data:image/png;base64,") == 3
+    assert "http://" not in html and "https://" not in html  # nothing loaded from the network
     heat = written[HEATMAP].read_bytes()
     width, height = heatmap_size(5, 3)
     assert png_size(heat) == (round(width * DPI), round(height * DPI))
@@ -420,6 +422,24 @@ def test_command_fails_clearly_on_a_broken_file(
     assert call_command(str(tmp_path / "missing")) == 2
 
 
+def test_runs_of_different_suite_versions_are_not_compared(
+    results_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("gold.json", "sloppy.json"):
+        (tmp_path / name).write_bytes((results_dir / name).read_bytes())
+    document = json.loads((tmp_path / "sloppy.json").read_text(encoding="utf-8"))
+    document["suite"]["version"] = "2"
+    (tmp_path / "sloppy-v2.json").write_text(json.dumps(document), encoding="utf-8")
+    (tmp_path / "sloppy.json").unlink()
+    with pytest.raises(ValueError, match=r"mini 1: gold\.json; mini 2: sloppy-v2\.json"):
+        build_report(load_runs([tmp_path], lookup))
+    assert call_command(str(tmp_path), "--no-files", "--compare", "gold", "sloppy-v2") == 2
+    assert "not comparable" in capsys.readouterr().err
+    assert call_command(str(tmp_path), "--no-files", "--suite-version", "2") == 0
+    captured = capsys.readouterr()
+    assert "sloppy" in captured.out and "not the selected 2" in captured.err
+
+
 # --- multi-turn runs beside single-call runs ----------------------------------------------
 
 
@@ -437,6 +457,12 @@ OLD_CESIUM_REPORT = {
          "passed": False, "error": "server_error: boom", "rounds": 0},
     ],
 }  # fmt: skip
+
+
+def cesium_version() -> str:
+    from tooleval.suites.cesium.catalogue import load_catalogue
+
+    return load_catalogue().version
 
 
 def cesium_results(folder: Path) -> Path:
@@ -465,7 +491,8 @@ def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
     for name in ("gold.json", "sloppy.json"):
         (folder / name).write_bytes((results_dir / name).read_bytes())
     cesium_results(folder)
-    (folder / "old-cesium.json").write_text(json.dumps(OLD_CESIUM_REPORT), encoding="utf-8")
+    same_version = dict(OLD_CESIUM_REPORT, suiteVersion=cesium_version())  # runs pool per version
+    (folder / "old-cesium.json").write_text(json.dumps(same_version), encoding="utf-8")
     loaded = load_runs([folder], lookup)
     assert sorted(r.run_id for r in loaded.runs) == ["gold", "sloppy"]
     assert sorted(c.run_id for c in loaded.conversations) == ["old-cesium", "scenarios"]
@@ -477,8 +504,14 @@ def test_cesium_scenarios_old_reports_and_infranode_runs_in_one_report(
     old = next(c for c in report.conversations if c.run.run_id == "old-cesium")
     assert old.run.original_metrics is not None
     assert old.run.original_metrics["providerErrorRate"] == 0.5 and old.success.n == 1
+    assert (new.headline, new.beside and new.beside["value"]) == ("scenarioCorrectRate", 0.5)
+    assert (old.headline, old.beside and old.beside["value"]) == ("original_rule_pass_rate", 0.5)
     text = markdown(report)
     assert "## Multi-turn runs" in text and "### Original harness metrics" in text
+    row = next(line for line in text.splitlines() if "scenario-model" in line and "0." in line)
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[6:9] == ["scenarioCorrectRate", cells[7], "scenarioPassRate 50.0"]
+    assert cells[7].startswith("50.0 [")  # 1 of the 2 runs correct
     assert "scenarioPassRate" in text and "scenario-model" in text
     document = report_json(report)
     assert {r["run_id"] for r in document["multi_turn_runs"]} == {"old-cesium", "scenarios"}
@@ -492,3 +525,19 @@ def test_a_report_of_multi_turn_runs_only(tmp_path: Path) -> None:
     assert report.summaries == () and len(report.conversations) == 1
     names = {p.name for p in write_report(report, tmp_path / "out")}
     assert "report.md" in names and not any(n.endswith(".png") for n in names)
+
+
+def test_multi_turn_runs_of_different_suite_versions_are_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cesium_results(tmp_path)
+    older = dict(OLD_CESIUM_REPORT, suiteVersion="0.9.0")
+    (tmp_path / "old-cesium.json").write_text(json.dumps(older), encoding="utf-8")
+    current = re.escape(f"cesium {cesium_version()}: scenarios.json")
+    with pytest.raises(ValueError, match=r"cesium 0\.9\.0: old-cesium\.json; " + current):
+        build_report(load_runs([tmp_path], lookup))
+    assert call_command(str(tmp_path), "--no-files") == 2
+    assert "not comparable" in capsys.readouterr().err
+    assert call_command(str(tmp_path), "--no-files", "--suite-version", "0.9.0") == 0
+    captured = capsys.readouterr()
+    assert "old-model" in captured.out and "scenarios.json" in captured.err

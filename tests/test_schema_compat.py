@@ -46,12 +46,47 @@ def test_original_detector_fixture() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [float("nan"), float("inf"), (1, 2), {1: "x"}, b"x", {"a": {"b": {1, 2}}}]
+    "value", [float("nan"), float("inf"), {1: "x"}, b"x", {"a": {"b": {1, 2}}}, ({1, 2},)]
 )
 def test_json_serializable_is_strict_and_stops_other_rules(value: Any) -> None:
     schema = {"type": "object", "properties": {"p": {"type": "array", "default": value}}}
     findings = audit_surface(external(("t", schema)), ["original"])
     assert [f.rule for f in findings] == ["json-serializable"]
+
+
+def test_tuples_serialise_as_arrays_and_pass() -> None:
+    schema = {"type": "object", "properties": {"p": {"type": "array", "items": {},
+              "default": (1, (2, 3)), "enum": ((1, (2, 3)),)}}}  # fmt: skip
+    json.dumps(schema)  # what every encoder does with tuples
+    assert audit_surface(external(("t", schema)), ["original"]) == []
+
+
+def test_draft7_additional_items_are_walked() -> None:
+    schema = {"type": "object", "properties": {"p": {
+        "type": "array", "items": [{"type": "number"}],
+        "additionalItems": {"type": "array", "$schema": "x"}}}}  # fmt: skip
+    found = rules_at(audit_surface(external(("t", schema)), ["original"]), "original")
+    assert found == [
+        ("schema-pointer", "$.properties.p.additionalItems.$schema"),
+        ("array-items", "$.properties.p.additionalItems"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("node", "flagged"),
+    [
+        ({"prefixItems": [{"type": "number"}]}, True),  # a tuple schema without type
+        ({"minItems": 2}, True),
+        ({"prefixItems": [{}], "items": {"type": "number"}}, False),
+        ({"type": "string", "minLength": 1}, False),
+        ({"type": ["array", "null"]}, True),
+        ({"description": "anything"}, False),
+    ],
+)
+def test_untyped_array_schemas_need_items(node: dict[str, Any], flagged: bool) -> None:
+    schema = {"type": "object", "properties": {"p": node}}
+    found = rules_at(audit_surface(external(("t", schema)), ["original"]), "original")
+    assert found == ([("array-items", "$.properties.p")] if flagged else [])
 
 
 def test_both_suites_pass_their_default_gate() -> None:
@@ -116,7 +151,7 @@ def test_surfaces_are_what_the_providers_send() -> None:
     request = GenerationRequest(messages=(Message("user", "x"),), tools=specs)
     assert build_openai_body(request, "m")["tools"] == openai_tools(specs)
     assert [anthropic_tool(s) for s in specs] == anthropic_tools(specs)
-    sent = build_gemini_body(request)["tools"][0]["functionDeclarations"]
+    sent = build_gemini_body(request, "gemini-2.5-flash")["tools"][0]["functionDeclarations"]
     assert sent == [gemini_declaration(s) for s in specs]
 
 

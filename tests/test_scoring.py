@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from tooleval.metrics import aggregate, metric_names
 from tooleval.records import ItemScore, ParseResult, Task, ToolCall
-from tooleval.scoring import arguments_match, score_call, score_parse
+from tooleval.scoring import ListingTarget, arguments_match, listing_target, score_call, score_parse
+from tooleval.suites.infranode import load_tasks
+from tooleval.suites.infranode.client import MemoTransport, make_transport, tool_request
+from tooleval.suites.infranode.execmatch import exec_match
+from tooleval.suites.infranode.variants import call_variants
+
+REPLICA = MemoTransport(make_transport(None))
+TWO_STEP = [t for t in load_tasks() if t.category == "two_step"]
 
 
 def task(name: str, args: dict[str, object], **alternatives: tuple[object, ...]) -> Task:
@@ -81,3 +92,77 @@ def test_category_means_are_not_diluted_by_other_categories() -> None:
     assert metrics["call_match_b"] == 0.0
     assert metrics["call_match_c"] is None
     assert tuple(metrics) == metric_names(["a", "b", "c"])
+
+
+def test_null_and_blank_optional_arguments_count_as_omitted() -> None:
+    t = task("weather", {"slug": "koeln"})
+    assert score_call(t, ToolCall("weather", {"slug": "koeln", "q": None})).call_match == 1
+    assert score_call(t, ToolCall("weather", {"slug": "koeln", "note": "  "})).call_match == 1
+    assert score_call(t, ToolCall("weather", {"slug": "  "})).call_match == 0
+    assert tool_request("stations", {"slug": "berlin", "q": "  ", "limit": None}) == (
+        "/api/v1/cities/berlin/stations",
+        {},
+    )
+
+
+def listing_task(listing: tuple[str, ...], name: str) -> Task:
+    provenance: dict[str, Any] = {
+        "target_station": {"eva": "1", "name": name, "listing": list(listing)}
+    }
+    return Task("s-1", "two_step", "?", ToolCall("stations", {"slug": "x"}), "2", {}, provenance)
+
+
+def test_listing_target_accepts_any_filter_and_limit_that_keep_the_station() -> None:
+    t = listing_task(("X Hbf", "X Süd", "X-Nord", "Xanten"), "X-Nord")
+    assert listing_target(t) == ListingTarget("X-Nord", ("X Hbf", "X Süd", "X-Nord", "Xanten"))
+    assert arguments_match(t, {"slug": "x"})
+    assert arguments_match(t, {"slug": "x", "q": "x nord", "limit": 1})
+    assert arguments_match(t, {"slug": "x", "q": "Nord"})
+    assert arguments_match(t, {"slug": "x", "q": "X", "limit": 3})
+    assert not arguments_match(t, {"slug": "x", "q": "X", "limit": 2})  # cut off at rank 3
+    assert not arguments_match(t, {"slug": "x", "q": "Süd"})
+    assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": True})
+    assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": "5"})
+    assert not arguments_match(t, {"slug": "y", "q": "Nord"})
+    assert not arguments_match(t, {"slug": "x", "q": "Nord", "extra": 1})
+
+
+def station_spellings(task: Task) -> list[dict[str, Any]]:
+    """Correct ways to ask for the task's station that suite 1.0.0 scored 0."""
+    target = task.provenance["target_station"]
+    name, rank = target["name"], target["listing"].index(target["name"]) + 1
+    slug = task.gold.arguments["slug"]
+    rest = name.split(" ", 1)[-1].split("-", 1)[-1]
+    queries = [
+        name.replace(" ", "-"),
+        name.replace("-", " "),
+        name.replace("ß", "ss"),
+        rest.upper(),
+    ]
+    calls = [{"slug": slug, "q": q} for q in queries]
+    calls += [{"slug": slug, "q": None}, {"slug": slug, "q": ""}, {"slug": slug, "limit": rank}]
+    return [*calls, {"slug": slug, "q": name, "limit": 1}]
+
+
+@pytest.mark.parametrize("item", TWO_STEP, ids=lambda t: t.id)
+def test_stations_rule_scores_every_correct_spelling_for_call_and_exec_alike(item: Task) -> None:
+    for arguments in station_spellings(item):
+        call = ToolCall("stations", arguments)
+        assert score_call(item, call).call_match == 1, arguments
+        assert exec_match(item, call, REPLICA) == 1, arguments
+    rank = (
+        item.provenance["target_station"]["listing"].index(
+            item.provenance["target_station"]["name"]
+        )
+        + 1
+    )
+    cut = ToolCall("stations", {**item.gold.arguments, "limit": rank - 1})
+    if rank > 1:
+        assert score_call(item, cut).call_match == 0 and exec_match(item, cut, REPLICA) == 0
+
+
+@pytest.mark.parametrize("item", load_tasks(), ids=lambda t: t.id)
+def test_call_match_implies_exec_match_for_every_task_and_variant(item: Task) -> None:
+    for call in call_variants(item):
+        if score_call(item, call).call_match:
+            assert exec_match(item, call, REPLICA) == 1, (item.id, call)

@@ -38,6 +38,8 @@ __all__ = [
     "redact_json",
     "remember",
     "remember_url",
+    "restore",
+    "snapshot",
     "watch_env",
 ]
 
@@ -67,6 +69,22 @@ def watch_env(*names: str) -> None:
     so a key set later is covered too)."""
     with _lock:
         _variables.update(names)
+
+
+def snapshot() -> tuple[frozenset[str], frozenset[str]]:
+    """The secrets and key variables known now (for ``restore``: tests that read sentinel keys
+    leave the process as they found it)."""
+    with _lock:
+        return frozenset(_values), frozenset(_variables)
+
+
+def restore(state: tuple[frozenset[str], frozenset[str]]) -> None:
+    """Know exactly the secrets and variables of an earlier ``snapshot``."""
+    with _lock:
+        _values.clear()
+        _values.update(state[0])
+        _variables.clear()
+        _variables.update(state[1])
 
 
 def credential_query_names() -> frozenset[str]:
@@ -169,9 +187,10 @@ def mentions_secret(text: str, secrets: Iterable[str] | None = None) -> bool:
 
 
 def redact(text: str, extra: Iterable[str | None] = ()) -> str:
-    """``text`` with every known secret (and each of ``extra``) masked."""
+    """``text`` with every known secret (and each of ``extra``, a key the caller holds, of any
+    length) masked."""
     secrets = known()
-    more = [s for s in extra if s and len(s) >= MIN_SECRET and s not in secrets]
+    more = [s for s in extra if s and s not in secrets]
     masked = text
     for secret in (*secrets, *more):
         masked = _mask(masked, secret)

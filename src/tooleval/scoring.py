@@ -5,22 +5,85 @@ Rules (documented in the InfraNode suite README):
 - ``tool_match``: the first call names the gold tool.
 - ``args_match``: the first call's arguments equal the gold arguments, independent of the tool.
 - ``call_match``: both.
-Argument comparison: strings are compared exactly after trimming surrounding whitespace;
-lists named in ``UNORDERED_ARGUMENTS`` compare as sets (city order in ``compare`` is
-irrelevant); ``True``/``False`` never equal numbers; an argument that the gold omits matches
-only if the task lists ``None`` (absent) or the given value among its alternatives.
+Argument comparison: an argument that is ``null`` or a blank string counts as omitted; strings
+are compared exactly after trimming surrounding whitespace; lists named in
+``UNORDERED_ARGUMENTS`` compare as sets (city order in ``compare`` is irrelevant);
+``True``/``False`` never equal numbers; an argument that the gold omits matches only if the
+task lists ``None`` (absent) or the given value among its alternatives.
 Slugs must be canonical: a call with "München" is executable but not a match.
+
+The stations rule: a task whose purpose is a list containing one entry (``provenance``
+``target_station`` with the gold answer's ``listing``) accepts any name filter ``q`` that keeps
+the entry in the list and any integer ``limit`` that does not cut it off; the filter folds case,
+umlauts, ß and separators exactly as the API does (``tooleval.namefold``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from tooleval.namefold import name_matches
 from tooleval.records import ItemScore, ParseResult, Task, ToolCall
 
 UNORDERED_ARGUMENTS = frozenset({"cities"})
 ABSENT = None  # marker in Task.alternatives: the argument may be left out
+LISTING_PROVENANCE = "target_station"
+
+
+def is_omitted(value: Any) -> bool:
+    """``null`` and blank strings stand for an argument that was not given."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def given_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments without the ones that count as omitted."""
+    return {name: value for name, value in arguments.items() if not is_omitted(value)}
+
+
+@dataclass(frozen=True)
+class ListingTarget:
+    """A gold call whose answer is a list and whose purpose is one entry of it.
+
+    ``listing`` holds the entry names in the order the API lists them for the gold call;
+    ``filter_argument`` narrows the list by name (folded substring), ``limit_argument`` cuts it.
+    """
+
+    name: str
+    listing: tuple[str, ...]
+    filter_argument: str = "q"
+    limit_argument: str = "limit"
+
+    def rank(self, query: Any) -> int | None:
+        """1-based position of the entry in the list the filter ``query`` leaves; None if gone."""
+        if is_omitted(query):
+            kept = list(self.listing)
+        elif isinstance(query, str):
+            kept = [entry for entry in self.listing if name_matches(query, entry)]
+        else:
+            return None
+        return kept.index(self.name) + 1 if self.name in kept else None
+
+    def keeps(self, query: Any, limit: Any) -> bool:
+        """Whether a call with this filter and limit still lists the entry."""
+        rank = self.rank(query)
+        if rank is None:
+            return False
+        if is_omitted(limit):
+            return True
+        return isinstance(limit, int) and not isinstance(limit, bool) and limit >= rank
+
+
+def listing_target(task: Task) -> ListingTarget | None:
+    """The task's listing target, when its provenance records one."""
+    target = task.provenance.get(LISTING_PROVENANCE)
+    if not isinstance(target, Mapping):
+        return None
+    name, listing = target.get("name"), target.get("listing")
+    if not isinstance(name, str) or not isinstance(listing, list):
+        return None
+    return ListingTarget(name, tuple(str(entry) for entry in listing))
 
 
 def normalise_value(name: str, value: Any) -> Any:
@@ -53,10 +116,11 @@ def _value_matches(name: str, value: Any, accepted: tuple[Any, ...]) -> bool:
     )
 
 
-def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
-    """Whether ``arguments`` equal the gold arguments, honouring the task's alternatives."""
-    gold = task.gold.arguments
-    for name in set(gold) | set(arguments) | set(task.alternatives):
+def _plain_arguments_match(
+    task: Task, arguments: Mapping[str, Any], skip: frozenset[str] = frozenset()
+) -> bool:
+    gold = given_arguments(task.gold.arguments)
+    for name in (set(gold) | set(arguments) | set(task.alternatives)) - skip:
         accepted = ((gold[name],) if name in gold else (ABSENT,)) + task.alternatives.get(name, ())
         if name not in arguments:
             if ABSENT not in accepted:
@@ -64,6 +128,18 @@ def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
         elif not _value_matches(name, arguments[name], accepted):
             return False
     return True
+
+
+def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
+    """Whether ``arguments`` equal the gold arguments, honouring alternatives and listing rule."""
+    given = given_arguments(arguments)
+    target = listing_target(task)
+    if target is None:
+        return _plain_arguments_match(task, given)
+    ruled = frozenset({target.filter_argument, target.limit_argument})
+    return _plain_arguments_match(task, given, ruled) and target.keeps(
+        given.get(target.filter_argument), given.get(target.limit_argument)
+    )
 
 
 def score_call(task: Task, call: ToolCall | None) -> ItemScore:

@@ -1,4 +1,5 @@
-"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours."""
+"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours; it
+rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import Reply, ScriptedServer, truncated
+from .strict_openai import OpenAIRules
 
 
-def serve(*replies: Reply) -> ScriptedServer:
-    """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``)."""
+def serve(*replies: Reply, flavour: str = "openai") -> ScriptedServer:
+    """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
+    ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
     return ScriptedServer(
         replies,
         lambda method, path: method == "POST" and path == "/v1/chat/completions",
         prefix="/v1",
+        rules=OpenAIRules(flavour),
     )
 
 
@@ -33,11 +37,15 @@ def text(content: str, **usage: Any) -> Reply:
     return Reply(body=completion({"role": "assistant", "content": content}, **usage))
 
 
-def tool_calls(*calls: tuple[str, Any], finish_reason: str = "tool_calls") -> Reply:
-    """Native tool calls; arguments given as str are sent verbatim (may be invalid JSON)."""
+def tool_calls(
+    *calls: tuple[str, Any], finish_reason: str = "tool_calls", prefix: str = "call", **extra: Any
+) -> Reply:
+    """Native tool calls; arguments given as str are sent verbatim (may be invalid JSON).
+    ``extra`` adds message fields (``reasoning_content``, ``reasoning_details``); ids are
+    ``<prefix>_<n>``."""
     rendered = [
         {
-            "id": f"call_{index}",
+            "id": f"{prefix}_{index}",
             "type": "function",
             "function": {
                 "name": name,
@@ -46,8 +54,24 @@ def tool_calls(*calls: tuple[str, Any], finish_reason: str = "tool_calls") -> Re
         }
         for index, (name, args) in enumerate(calls)
     ]
-    message = {"role": "assistant", "content": None, "tool_calls": rendered}
+    message = {"role": "assistant", "content": None, "tool_calls": rendered, **extra}
     return Reply(body=completion(message, finish_reason))
+
+
+def refusal(text: str = "I can't help with that.") -> Reply:
+    """A refusal in the ``refusal`` field, no content (chat completions' message.refusal)."""
+    message = {"role": "assistant", "content": None, "refusal": text}
+    return Reply(body=completion(message))
+
+
+def filtered() -> Reply:
+    """Content omitted by OpenAI's content filter."""
+    return Reply(body=completion({"role": "assistant", "content": None}, "content_filter"))
+
+
+def cut_call(name: str = "get_weather", arguments: str = '{"city": "K') -> Reply:
+    """A tool call cut off by the token budget (finish_reason length)."""
+    return tool_calls((name, arguments), finish_reason="length")
 
 
 def reasoning_only(reasoning: str = "Let me think about the tools...") -> Reply:

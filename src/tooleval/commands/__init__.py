@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "lm-eval-import": "read an lm-eval --log_samples output folder, write a tooleval results file",
     "report": "compare runs: table, Markdown, JSON, HTML and PNG charts",
     "measure": "prompt size in characters and tokens, and cost",
+    "audit": "check that every task is defensible (exit 1 on a defect)",
 }
 
 

@@ -5,7 +5,8 @@ Exit codes (docs/cli.md):
 
 ====  ==================================================================================
 0     done (a run: every planned item answered)
-1     a check failed: selftest, schema gate findings, routing misses, routing baseline
+1     a check failed: selftest, audit defects, schema gate findings, routing misses,
+      routing baseline
 2     bad input: a flag out of range, an unknown name, an unreadable file
 3     a run stopped incomplete (provider errors, an error cap or the request budget);
       its results file is written
@@ -40,7 +41,7 @@ EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     EXIT_OK: "done (a run: every planned item answered)",
-    EXIT_FAILED: "a check failed (selftest, schema gate, routing misses, routing baseline)",
+    EXIT_FAILED: "a check failed (selftest, audit, schema gate, routing misses, routing baseline)",
     EXIT_BAD_INPUT: "bad input: a flag out of range, an unknown name, an unreadable file",
     EXIT_INCOMPLETE: "a run stopped incomplete; its results file is written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); what was answered is kept",
@@ -122,8 +123,8 @@ def bad_input(command: str, message: object) -> NoReturn:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``tooleval run: argument --rpm: must be > 0, got '0'``
-    on stderr and exit code 2 (no usage dump; ``--help`` has it)."""
+    """argparse with one-line errors (``tooleval run: argument --limit: must be at least 1,
+    got '0'``) on stderr and exit code 2 (no usage dump; ``--help`` has it)."""
 
     def error(self, message: str) -> NoReturn:
         bad_input(self.prog.removeprefix("tooleval").strip(), message)
@@ -170,6 +171,14 @@ def non_negative_float(text: str) -> float:
     value = finite_float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return value
+
+
+def unit_interval(text: str) -> float:
+    """A finite number in (0, 1] (top_p)."""
+    value = finite_float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be > 0 and at most 1, got {text!r}")
     return value
 
 
@@ -363,9 +372,21 @@ def run_flags() -> argparse.ArgumentParser:
         help="stop after N items failed with provider errors",
     )  # fmt: skip
     g.add_argument("--max-tokens", type=setting("max_tokens"), default=160, metavar="N")
-    g.add_argument("--temperature", type=setting("temperature"), default=0.0)
+    g.add_argument(
+        "--temperature", type=setting("temperature"), default=None,
+        help="sampling temperature (default: 0 where the model family takes any value, else "
+        "its own default; a value its API rejects is refused before any request)",
+    )  # fmt: skip
+    g.add_argument(
+        "--top-p", type=setting("top_p"), default=None, metavar="P",
+        help="nucleus sampling (default: not sent)",
+    )  # fmt: skip
     g.add_argument("--seed", type=setting("seed"), default=None)
-    g.add_argument("--reasoning", type=reasoning, default=None, help="off|low|medium|high|N")
+    g.add_argument(
+        "--reasoning", type=reasoning, default=None,
+        help="off|low|medium|high|N (tokens): mapped to the model family's own field "
+        "(default: the family's own behaviour)",
+    )  # fmt: skip
     s = p.add_argument_group("items")
     s.add_argument(
         "--limit", type=setting("limit"), default=None, metavar="N", help="first N tasks"
@@ -421,6 +442,10 @@ def resolve_target(args: argparse.Namespace, env: Mapping[str, str] | None = Non
                 api_key_env = GUIDE_KEY_ENV
     if args.endpoint is not None and backend != "openai":
         raise ValueError(f"--endpoint applies to the openai backend, not {backend!r}")
+    if api_key_env is not None and backend in ("local", "fake"):
+        raise ValueError(f"--api-key-env applies to the hosted backends, not {backend!r}")
+    if args.base_url is not None and backend == "local":
+        raise ValueError("--base-url applies to the hosted backends, not 'local'")
     found = PRESETS.get(preset) if preset else None
     model = model or (found.default_model if found else None)
     if model is None and backend in ("local", "fake"):
@@ -462,6 +487,7 @@ def config_from_args(
         repeats=args.repeats,
         max_tokens=args.max_tokens,
         temperature=args.temperature,
+        top_p=args.top_p,
         seed=args.seed,
         reasoning=args.reasoning,
         timeout_s=args.timeout,

@@ -33,6 +33,7 @@ from tooleval.commands.common import (
     shown,
     url,
 )
+from tooleval.commands.console import headline_rows, lead_names
 from tooleval.records import ConversationRecord
 from tooleval.runner import load_run_suite, run_conversations
 from tooleval.suites import SUITE_NAMES
@@ -63,12 +64,17 @@ def summary_table(document: dict[str, Any]) -> Table:
     table = Table(title=printable(title))
     table.add_column("measure")
     table.add_column("value", justify="right")
+    for name, value, defined_by in headline_rows(document):
+        table.add_row(f"{name} – {defined_by}", value)
+    shown = lead_names(document)
     for name, count in (document.get("outcomes") or {}).items():
         table.add_row(f"outcome {name}", str(count))
     for name, value in document["metrics"].items():
-        table.add_row(name, fmt(value))
+        if name not in shown:
+            table.add_row(name, fmt(value))
     for name, value in (document.get("original_metrics") or {}).items():
-        table.add_row(f"{name} (original harness)", fmt(value))
+        if name not in shown:
+            table.add_row(f"{name} (original harness)", fmt(value))
     first = document.get("first_call") or {}
     if "call_match" in first:
         table.add_row("first-call call_match", fmt(first["call_match"]))

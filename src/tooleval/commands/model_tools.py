@@ -9,10 +9,12 @@ per minute), ``--provider deepseek`` (DEEPSEEK_API_KEY, model deepseek-v4-flash,
 or ``--provider openai --endpoint URL --model M`` (key from MODEL_EVAL_API_KEY, sent only to
 that host; model also from MODEL_EVAL_MODEL); or any ``--backend``/``--preset``/``--base-url``.
 With ``--live`` the first 6 scenarios run unless ``--limit`` or ``--case`` says otherwise.
-The results file (``--output``, default ``results/<model>.scenarios.json``) keeps full
-transcripts, the tools sent and their hash, the original harness's nine metrics beside
-tooleval's, and never a key. ``--delay-ms``/``--timeout-ms`` are deprecated aliases of
-``--rpm``/``--timeout``.
+The results file (``--output``, default ``results/<model>.scenarios.json``) leads with the
+headline ``scenarioCorrectRate`` (each run's verdict and problems are kept with the run) and
+the original's ``scenarioPassRate`` beside it, and keeps full transcripts, the tools sent and
+their hash, the original harness's nine metrics beside tooleval's, and never a key; the
+console table leads with the same two numbers. ``--delay-ms``/``--timeout-ms`` are deprecated
+aliases of ``--rpm``/``--timeout``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from tooleval.commands.common import (
     run_flags,
     shown,
 )
+from tooleval.commands.console import headline_rows, lead_names, problems_line
 from tooleval.fileio import dumps, write_json_atomic
 from tooleval.providers.presets import PRESETS, chat_url
 from tooleval.records import ConversationRecord
@@ -145,16 +148,23 @@ def usage_before(config: RunConfig) -> dict[str, Any] | None:
 
 
 def summary_table(document: dict[str, Any]) -> Table:
+    """The headline first (``scenarioCorrectRate``), the original's ``scenarioPassRate`` beside
+    it labelled as the original's rule, then the other metrics of both."""
     config = document["config"]
     title = f"{config['model']} – cesium scenarios ({document['setup']})"
     table = Table(title=printable(title))
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("defined by")
+    for row in headline_rows(document):
+        table.add_row(*row)
+    shown = lead_names(document)
     for name, value in (document.get("original_metrics") or {}).items():
-        table.add_row(name, fmt(value), "original harness")
+        if name not in shown:
+            table.add_row(name, fmt(value), "original harness")
     for name, value in document["metrics"].items():
-        table.add_row(name, fmt(value), "tooleval")
+        if name not in shown:
+            table.add_row(name, fmt(value), "tooleval")
     return table
 
 
@@ -196,10 +206,13 @@ def run_live(args: argparse.Namespace) -> int:
         console.print(f"\n[yellow]interrupted[/]: results so far: {shown(config.output)}")
         return EXIT_INTERRUPTED
     if args.json:
-        keys = ("metrics", "original_metrics", "original_counts", "endings")
+        keys = ("headline", "metrics", "original_metrics", "original_counts", "endings")
         print(json.dumps({k: document.get(k) for k in keys}, ensure_ascii=False, indent=2))
     else:
         data_console().print(summary_table(document))
+        problems = problems_line(document)
+        if problems:
+            console.print(problems)
     console.print(f"results: {shown(config.output)}")
     return EXIT_OK if document["complete"] else EXIT_INCOMPLETE
 

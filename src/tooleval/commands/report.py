@@ -18,6 +18,7 @@ from tooleval.report import (
     rich_table,
     write_report,
 )
+from tooleval.report.versions import select_version
 
 NAME = "report"
 DEFAULT_RESULTS = Path("results")
@@ -45,6 +46,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--skip-bad", action="store_true", help="skip malformed results files instead of failing"
     )
+    p.add_argument(
+        "--suite-version",
+        default=None,
+        metavar="V",
+        help="report only runs of this suite version (runs of different versions do not compare)",
+    )
     p.set_defaults(func=run)
 
 
@@ -70,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     paths: list[Path] = args.paths or [DEFAULT_RESULTS]
     try:
         loaded = load_runs(paths, strict=not args.skip_bad)
+        if args.suite_version is not None:
+            loaded = select_version(loaded, args.suite_version)
         if loaded.empty:
             return fail(NAME, f"no results files in {', '.join(map(str, paths))}")
         report = build_report(loaded, [tuple(c) for c in args.compare], args.sort, args.top)

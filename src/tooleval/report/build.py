@@ -22,6 +22,7 @@ from tooleval.report.analysis import (
 from tooleval.report.loading import LoadedRuns, RunData
 from tooleval.report.multiturn import ConversationSummary, summarize_conversations, summary_json
 from tooleval.report.stats import DELTA_METHOD, INTERVAL_METHOD, PAIRED_METHOD
+from tooleval.report.versions import check_one_version
 
 REPORT_FORMAT = "tooleval-report/1"
 
@@ -95,6 +96,8 @@ def build_report(
     top: int | None = None,
 ) -> Report:
     runs = loaded.runs
+    check_one_version(runs)
+    check_one_version(loaded.conversations)
     categories = union_categories(runs)
     keys = (*METRIC_NAMES, WITHOUT_NOT_COVERED, *(f"call_match_{c}" for c in categories))
     if sort_key not in keys:

@@ -1,10 +1,13 @@
 """Multi-turn runs in a report (InfraNode episodes, Cesium scenarios), beside the single-call
-table: success with its interval, endings, and an original harness's metrics where a suite
-keeps them (the Cesium scenarios' nine, under their own names)."""
+table: each run's headline with its interval (``success``; the Cesium scenarios'
+``scenarioCorrectRate``), the original harness's rule beside it where a suite keeps one (the
+Cesium original's ``scenarioPassRate``), endings, and an original harness's metrics under their
+own names. (The commands' console tables lead with the same numbers:
+``tooleval.commands.console``.)"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +20,23 @@ from tooleval.report.text import md_table, with_interval
 
 @dataclass(frozen=True)
 class ConversationSummary:
-    """``success``: conversations that reached the suite's goal, of those the model finished
-    (provider errors, an exhausted budget and routing misses are counted apart)."""
+    """``success``: conversations that reached the suite's goal (for the Cesium scenarios: were
+    judged correct), of those the model finished (provider errors, an exhausted budget and
+    routing misses are counted apart)."""
 
     run: ConversationRun
     success: Rate
+
+    @property
+    def headline(self) -> str:
+        """The name of the rate in ``success`` (``success`` unless the file names another)."""
+        return str((self.run.headline or {}).get("metric") or "success")
+
+    @property
+    def beside(self) -> Mapping[str, Any] | None:
+        """The original harness's rule shown beside the headline, where there is one."""
+        beside = (self.run.headline or {}).get("beside")
+        return beside if isinstance(beside, Mapping) else None
 
 
 def summarize_conversations(runs: Sequence[ConversationRun]) -> tuple[ConversationSummary, ...]:
@@ -33,7 +48,29 @@ def _counts(values: dict[str, int] | Any) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(dict(values).items())) or "0"
 
 
-HEAD = ["#", "suite", "model", "setup", "finished", "success [95% CI]", "endings", "errors"]
+HEAD = [
+    "#", "suite", "model", "setup", "finished", "headline", "rate [95% CI]", "original's rule",
+    "endings", "outcomes", "errors",
+]  # fmt: skip
+LEFT = frozenset({1, 2, 3, 5, 7, 8, 9, 10})
+NOTE = (
+    "headline: each suite's headline rate over the conversations the model finished "
+    "(InfraNode episodes: success; Cesium scenarios: scenarioCorrectRate, the runs judged "
+    "correct; interval: Wilson 95 %); original's rule: the Cesium original's "
+    "scenarioPassRate (every required tool got one schema-valid call; all runs), shown for "
+    "comparison only; endings count every conversation; outcomes are the suite's verdict "
+    "classes (the ending where a conversation was not scored)."
+)
+
+
+def beside_text(beside: Mapping[str, Any] | None) -> str:
+    """``scenarioPassRate 93.3`` in percent like the headline (``–`` where the suite keeps no
+    original rule, ``null`` where its denominator was empty)."""
+    if beside is None:
+        return "–"
+    value = beside.get("value")
+    shown = "null" if not isinstance(value, int | float) else f"{100 * value:.1f}"
+    return f"{beside.get('metric')} {shown}"
 
 
 def rows(summaries: Sequence[ConversationSummary]) -> list[list[str]]:
@@ -48,8 +85,11 @@ def rows(summaries: Sequence[ConversationSummary]) -> list[list[str]]:
                 run.model,
                 run.setup,
                 finished,
+                s.headline,
                 with_interval(s.success),
+                beside_text(s.beside),
                 _counts(run.endings),
+                _counts(run.outcomes),
                 _counts(run.errors_by_class),
             ]
         )
@@ -80,8 +120,7 @@ def markdown_lines(summaries: Sequence[ConversationSummary]) -> list[str]:
     lines = [
         "## Multi-turn runs",
         "",
-        "success: conversations that reached the suite's goal, of those the model finished "
-        "(interval: Wilson 95 %); endings count every conversation; ⚠ = incomplete run.",
+        NOTE + " ⚠ = incomplete run.",
         "",
         *md_table(HEAD, rows(summaries)),
         "",
@@ -103,8 +142,10 @@ def markdown_lines(summaries: Sequence[ConversationSummary]) -> list[str]:
 def rich_table(summaries: Sequence[ConversationSummary]) -> Table:
     table = Table(title=f"multi-turn runs: {len(summaries)}", padding=(0, 1))
     for index, name in enumerate(HEAD):
-        left = index in (1, 2, 3, 6, 7)
-        table.add_column(name, justify="left" if left else "right", overflow="fold")
+        if index in LEFT:
+            table.add_column(name, justify="left", overflow="fold")
+        else:
+            table.add_column(name, justify="right", overflow="fold")
     for row in rows(summaries):
         table.add_row(*row)
     return table
@@ -114,7 +155,9 @@ def summary_json(s: ConversationSummary) -> dict[str, Any]:
     run = s.run
     return {
         **run.to_json(),
+        "headline": s.headline,
         "success": s.success.to_json(),
+        "beside": dict(s.beside) if s.beside else None,
         "endings": dict(run.endings),
         "outcomes": dict(run.outcomes),
         "metrics": dict(run.metrics),

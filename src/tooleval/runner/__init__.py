@@ -23,7 +23,7 @@ from tooleval.records import ConversationRecord, Task
 from tooleval.runner.conversation import Conversation, dialogue_of
 from tooleval.runner.dispatch import Dispatcher, Session
 from tooleval.runner.identity import fingerprint, run_identity
-from tooleval.runner.item import ItemSession
+from tooleval.runner.item import ItemSession, build_request
 from tooleval.runner.journal import journal_path
 from tooleval.runner.outputs import run_lock
 from tooleval.runner.records import ItemRecord, RunConfig
@@ -79,6 +79,21 @@ def with_exec_match(record: ItemRecord, task: Task, suite: Suite[Any]) -> ItemRe
     return replace(record, exec_match=suite.exec_match(task, record.parsed.first))
 
 
+def request_settings(
+    provider: Provider, suite: Suite[Any], config: RunConfig, tasks: Sequence[Any], multi: bool
+) -> dict[str, Any] | None:
+    """What the provider sends besides the conversation (the model family, token limit,
+    sampling, reasoning fields), from the run's first request: the results'
+    ``request_settings``. ValueError, before any request, for a setting the model's API
+    rejects. None for a provider that does not say (the embedded model, the fake)."""
+    describe = getattr(provider, "request_settings", None)
+    if describe is None or not tasks:
+        return None
+    tools = dialogue_of(suite).tools(tasks[0]) if multi else None
+    settings: dict[str, Any] = describe(build_request(tasks[0], suite, config, tools))
+    return settings
+
+
 def default_results_path(config: RunConfig) -> Path:
     """Where a run writes without ``output`` (the CLI always passes one)."""
     return config.output or Path("results") / "results.json"
@@ -101,6 +116,7 @@ def run_suite(
     if suite.scorer is None:
         raise ValueError(f"suite {suite.name!r} has no single-call scorer; use its multi-turn run")
     tasks = select_tasks(suite, config)
+    settings = request_settings(provider, suite, config, tasks, multi=False)
     output = default_results_path(config)
     identity = run_identity(config, suite)
     run_id = fingerprint(identity)
@@ -138,6 +154,7 @@ def run_suite(
                 config, suite, tasks, records, started, control.stop_reason,
                 identities=(identity, earlier.identities),
             )  # fmt: skip
+            document["request_settings"] = settings
             write_results(output, document)
     return document
 
@@ -158,6 +175,7 @@ def run_conversations(
         modes = ", ".join(dialogue.modes)
         raise ValueError(f"suite {suite.name!r} runs conversations in {modes} mode only")
     tasks = select_tasks(suite, config)
+    settings = request_settings(provider, suite, config, tasks, multi=True)
     records: dict[Key, ConversationRecord] = {}
 
     def finish(session: Session) -> None:
@@ -182,6 +200,7 @@ def run_conversations(
             document = build_conversation_results(
                 config, suite, tasks, records, started, control.stop_reason
             )
+            document["request_settings"] = settings
             document.update(extra or {})
             write_results(output, document)
     return document

@@ -4,7 +4,9 @@ adds ``format`` and ``kind``). Nothing here writes: old files stay as they are.
 - ``tooleval-episodes/1`` (``tooleval episodes`` before 0.2): items gain ``ending``/``repeat``.
 - The Cesium ``model-tools --output`` report of tooleval 0.1 (camelCase, no format tag): the
   run becomes a multi-turn document; its summary is kept as recorded (``recorded_summary``),
-  the nine original metrics are taken from it where present.
+  the nine original metrics are taken from it where present. It recorded no correctness
+  verdicts, so its headline is the original's rule over the runs the model finished
+  (``original_rule_pass_rate``), never ``scenarioCorrectRate``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,25 @@ def _cesium_item(raw: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _pass_rate(items: list[dict[str, Any]]) -> float | None:
+    scored = [i["score"] for i in items if i["score"]]
+    return sum(s["success"] for s in scored) / len(scored) if scored else None
+
+
+def _cesium_headline(items: list[dict[str, Any]], summary: Mapping[str, Any]) -> dict[str, Any]:
+    """What an old file can lead with: its runs were never judged by the correctness rule."""
+    return {
+        "metric": "original_rule_pass_rate",
+        "value": _pass_rate(items),
+        "note": "tooleval 0.1 recorded no correctness verdicts (no scenarioCorrectRate)",
+        "beside": {
+            "metric": "scenarioPassRate",
+            "value": summary.get("scenarioPassRate"),
+            "label": "the original's rule, as recorded",
+        },
+    }
+
+
 def cesium_report_document(document: Mapping[str, Any]) -> dict[str, Any]:
     """The tooleval 0.1 Cesium report as a multi-turn document."""
     # Imported here: only an old Cesium report needs the suite (and its schema validator).
@@ -98,7 +119,8 @@ def cesium_report_document(document: Mapping[str, Any]) -> dict[str, Any]:
             "errors": sum(1 for i in items if i["error_class"]),
         },
         "errors_by_class": {},
-        "metrics": {"success": summary.get("scenarioPassRate")},
+        "headline": _cesium_headline(items, summary),
+        "metrics": {"original_rule_pass_rate": _pass_rate(items)},
         "original_metrics": {name: summary.get(name) for name in ORIGINAL_NAMES},
         "recorded_summary": dict(summary),
         "items": items,

@@ -38,14 +38,15 @@ INT_RANGES: dict[str, Range] = {
     "max_result_chars": (1, 100_000_000),
     "seed": (-(2**63), 2**63 - 1),
 }
-# A timeout must be > its lower bound; the others >= it (a rate below 0.001 per minute, one
-# request in 17 hours, would make a run that never ends).
+# A timeout and top_p must be > their lower bound; the others >= it (a rate below 0.001 per
+# minute, one request in 17 hours, would make a run that never ends).
 FLOAT_RANGES: dict[str, Range] = {
     "rpm": (0.001, 1_000_000.0),
     "timeout_s": (0.0, 86_400.0),
     "temperature": (0.0, None),
+    "top_p": (0.0, 1.0),
 }
-EXCLUSIVE_LOW = frozenset({"timeout_s"})
+EXCLUSIVE_LOW = frozenset({"timeout_s", "top_p"})
 
 
 def out_of_range(name: str, value: Any) -> str | None:
@@ -71,7 +72,8 @@ class RunConfig:
     environment (``api_key_env`` is only the variable's name).
 
     ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
-    the suite (InfraNode: ``api_base_url``; Cesium: ``router``).
+    the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``temperature`` and ``top_p``
+    None leave sampling to the model family's defaults (``providers.families``).
     """
 
     suite: str = "infranode"
@@ -92,7 +94,8 @@ class RunConfig:
     limit: int | None = None
     repeats: int = 1
     max_tokens: int = 160
-    temperature: float = 0.0
+    temperature: float | None = None
+    top_p: float | None = None
     seed: int | None = None
     reasoning: str | None = None
     timeout_s: float = 60.0

@@ -172,9 +172,11 @@ def generate_with_retries(
 
 def redacted(response: GenerationResponse) -> GenerationResponse:
     """The answer with every known secret masked (a proxy that echoes the request, a model
-    that repeats a key): what is parsed, scored and stored never holds a key."""
+    that repeats a key): what is parsed and scored never holds a key. The opaque provider
+    state is left as it came: it goes back only to the server that sent it, which a changed
+    thinking block or signature would fail, and every writer masks it (``fileio``)."""
     secrets = known()
-    texts = [response.text, response.reasoning]
+    texts = [response.text, response.reasoning, response.finish_reason]
     texts += [part for call in response.tool_calls for part in (call.name, call.arguments)]
     if not secrets or not any(text and mentions_secret(text, secrets) for text in texts):
         return response
@@ -187,4 +189,4 @@ def redacted(response: GenerationResponse) -> GenerationResponse:
         for c in response.tool_calls
     )
     return replace(response, text=clean(response.text), reasoning=clean(response.reasoning),
-                   tool_calls=calls)  # fmt: skip
+                   tool_calls=calls, finish_reason=clean(response.finish_reason))  # fmt: skip

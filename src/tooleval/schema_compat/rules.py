@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tooleval.schema_compat.walk import depth_of, iter_nodes, json_problem, types_of
+from tooleval.schema_compat.walk import (
+    depth_of,
+    is_array_schema,
+    iter_nodes,
+    json_problem,
+    types_of,
+)
 
 Check = Callable[[Any], Iterator[tuple[str, str]]]
 
@@ -55,7 +61,7 @@ def schema_pointer(schema: Any) -> Iterator[tuple[str, str]]:
 
 def array_items(schema: Any) -> Iterator[tuple[str, str]]:
     for path, node in iter_nodes(schema):
-        if "array" in types_of(node) and "items" not in node:
+        if is_array_schema(node) and "items" not in node:
             yield path, "an array schema must declare items (also beside prefixItems)"
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 SINGLE = (
     "items",
+    "additionalItems",
     "additionalProperties",
     "contains",
     "not",
@@ -18,7 +19,26 @@ SINGLE = (
     "unevaluatedItems",
     "unevaluatedProperties",
 )
-MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
+MAPS = (
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "$defs",
+    "definitions",
+)
+# Keywords that only mean something for arrays: a node with one of them and no ``type`` is an
+# array schema all the same (a bare ``prefixItems`` tuple, a draft-7 ``additionalItems`` …).
+ARRAY_KEYWORDS = (
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+)
 LISTS = ("prefixItems", "oneOf", "anyOf", "allOf")
 
 
@@ -26,7 +46,8 @@ def iter_nodes(schema: Any, path: str = "$") -> Iterator[tuple[str, dict[str, An
     """Yield ``(path, node)`` for every object-valued sub-schema, root first.
 
     Paths: ``.key`` for single sub-schemas, ``.key.name`` for schema maps, ``.key[i]`` for
-    schema lists (and for the old array form of ``items``).
+    schema lists (and for the old array form of ``items``). Draft-7 keywords are walked too
+    (``additionalItems``, schema-valued ``dependencies``).
     """
     if not isinstance(schema, dict):
         return
@@ -53,14 +74,15 @@ def iter_nodes(schema: Any, path: str = "$") -> Iterator[tuple[str, dict[str, An
 def json_problem(value: Any, path: str = "$") -> tuple[str, str] | None:
     """The first value strict JSON cannot carry, as ``(path, message)``; None when clean.
 
-    Strict means: dicts with string keys, lists, strings, booleans, None, integers and finite
-    floats only (no tuples, sets, bytes, NaN or Infinity, which lenient encoders coerce or drop).
+    Strict means: dicts with string keys, lists (or tuples, which every JSON encoder writes as
+    arrays), strings, booleans, None, integers and finite floats only (no sets, bytes, NaN or
+    Infinity, which lenient encoders coerce or drop).
     """
     if value is None or isinstance(value, bool | str | int):
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else (path, f"non-finite number {value!r}")
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         for i, item in enumerate(value):
             problem = json_problem(item, f"{path}[{i}]")
             if problem:
@@ -84,6 +106,14 @@ def types_of(node: dict[str, Any]) -> set[str]:
     if isinstance(value, list):
         return {v for v in value if isinstance(v, str)}
     return set()
+
+
+def is_array_schema(node: dict[str, Any]) -> bool:
+    """``type`` says array, or no ``type`` is given and an array-only keyword is present."""
+    types = types_of(node)
+    if types:
+        return "array" in types
+    return isinstance(node.get("items"), list) or any(k in node for k in ARRAY_KEYWORDS)
 
 
 def depth_of(path: str) -> int:

@@ -22,7 +22,10 @@ no ``allowedTools``, so for comparability the allowed set here is the required t
 empty denominator, these return None (null): "no calls" is not "0 % valid".
 
 tooleval's metrics (``metrics``) keep model quality apart from errors: rates over the *scored*
-runs S (the model ended the conversation or ran out of rounds), error rates over R.
+runs S (the model ended the conversation or ran out of rounds), error rates over R. They lead
+with the headline ``scenarioCorrectRate``: runs in S that ``correctness.judge`` finds correct
+/ |S| (null when S is empty). ``headline`` puts it first in a results document, with its
+counts, the problem codes of the wrong runs, and the original's ``scenarioPassRate`` beside it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 
 from tooleval.metrics import pass_at_k
 from tooleval.records import ConversationRecord
+from tooleval.suites.cesium.correctness import problem_counts, scenario_correct_rate
 from tooleval.suites.cesium.environment import schema_valid
 from tooleval.suites.cesium.routing import Selection
 from tooleval.suites.cesium.scenarios import Scenario
@@ -51,6 +55,8 @@ ORIGINAL_NAMES = (
     "averageToolsSent",
     "averageRounds",
 )
+HEADLINE = "scenarioCorrectRate"
+ORIGINAL_RULE = "the original's rule (all runs)"
 Run = tuple[Scenario, Selection, ConversationRecord]
 
 
@@ -155,7 +161,8 @@ def tooleval_metrics(runs: Sequence[Run]) -> dict[str, float | None]:
     required = sum(len(s.required_tools) for s, _, _ in scored)
     n = len(runs)
     return {
-        "success": ratio(sum(score.success for _, score, _ in scored), len(scored)),
+        HEADLINE: scenario_correct_rate([score.verdict for _, score, _ in scored]),
+        "original_rule_pass_rate": ratio(sum(sc.passed for _, sc, _ in scored), len(scored)),
         "workflow_pass_rate": ratio(sum(sc.workflow_passed for _, sc, _ in scored), len(scored)),
         "dependency_check_pass_rate": ratio(
             sum(s.workflow_passed for s in dependent), len(dependent)
@@ -175,27 +182,53 @@ def tooleval_metrics(runs: Sequence[Run]) -> dict[str, float | None]:
 
 
 def per_scenario(runs: Sequence[Run]) -> dict[str, dict[str, Any]]:
-    """Runs, scored runs and passes per scenario, with pass@k over its runs."""
+    """Per scenario: runs, scored runs, correct runs (the headline), runs passing the original's
+    rule, and pass@k of the headline over its runs."""
     table: dict[str, dict[str, Any]] = {}
     for scenario, _, run in runs:
-        row = table.setdefault(scenario.id, {"runs": 0, "scored": 0, "passed": 0, "verdicts": []})
+        row = table.setdefault(
+            scenario.id,
+            {"runs": 0, "scored": 0, "correct": 0, "passed_original_rule": 0, "verdicts": []},
+        )
+        score = run.score if isinstance(run.score, ScenarioScore) else None
         row["runs"] += 1
-        row["scored"] += run.score is not None
-        passed = bool(run.score and run.score.success)
-        row["passed"] += passed
-        row["verdicts"].append(passed)
+        row["scored"] += score is not None
+        correct = bool(score and score.verdict.correct)
+        row["correct"] += correct
+        row["passed_original_rule"] += bool(score and score.passed)
+        row["verdicts"].append(correct)
     for row in table.values():
         verdicts = row.pop("verdicts")
         row["pass_at_k"] = pass_at_k({"_": verdicts}, len(verdicts))
     return table
 
 
-def summarize(runs: Sequence[Run]) -> dict[str, Any]:
-    """Every section the Cesium dialogue adds to a results document."""
-    records = [original_record(s, sel, r) for s, sel, r in runs]
+def headline(runs: Sequence[Run], original: dict[str, float | None]) -> dict[str, Any]:
+    """The headline first: its value over the judged (scored) runs, how many were correct, the
+    problem codes of the others, and the original's pass rate beside it, labelled."""
+    verdicts = [score.verdict for _, score, _ in _scores(runs)]
     return {
+        "metric": HEADLINE,
+        "value": scenario_correct_rate(verdicts),
+        "correct": sum(v.correct for v in verdicts),
+        "judged": len(verdicts),
+        "problems": problem_counts(verdicts),
+        "beside": {
+            "metric": "scenarioPassRate",
+            "value": original["scenarioPassRate"],
+            "label": ORIGINAL_RULE,
+        },
+    }
+
+
+def summarize(runs: Sequence[Run]) -> dict[str, Any]:
+    """Every section the Cesium dialogue adds to a results document, the headline first."""
+    records = [original_record(s, sel, r) for s, sel, r in runs]
+    original = original_metrics(records)
+    return {
+        "headline": headline(runs, original),
         "metrics": tooleval_metrics(runs),
-        "original_metrics": original_metrics(records),
+        "original_metrics": original,
         "original_counts": original_counts(records, runs),
         "per_scenario": per_scenario(runs),
     }

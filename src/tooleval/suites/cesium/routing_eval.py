@@ -3,9 +3,11 @@
 Per case: ``recall`` = required tools sent / required tools; ``precision`` = required tools
 sent / tools sent. Summaries pool cases (micro averages): Σ hits / Σ required and
 Σ hits / Σ sent. A case passes (upstream criterion) when every expected toolset is among the
-toolsets sent (or, for the improved router, covered by a sent primary), every required tool is
-sent, and at most the cap is sent. Negative cases (no required tools) pass when nothing beyond
-the core fallback is sent.
+toolsets sent, every required tool is sent, and at most 20 tools are sent: the same rule for
+both routers. The improved router may raise its own cap to keep every primary toolset; such a
+case fails the rule and its tools beyond 20 are reported apart (``over_cap``,
+``overCapCases``, ``overCapTools``). Negative cases (no required tools) pass when nothing
+beyond the core fallback is sent.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tooleval.suites.cesium.catalogue import read_data
-from tooleval.suites.cesium.routing import Selection, route_original
+from tooleval.suites.cesium.routing import Selection, load_route_table, route_original
 from tooleval.suites.cesium.routing_improved import route_improved
 
 Router = Callable[[str], Selection]
@@ -46,6 +48,7 @@ class RoutingCase:
     required_tools: tuple[str, ...]
     source: str
     kind: str
+    changed: str = ""  # how and why tooleval changed an upstream case (a documented deviation)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ class CaseScore:
     def hits(self) -> int:
         return len(self.case.required_tools) - len(self.missing_tools)
 
+    @property
+    def over_cap(self) -> int:
+        """Tools sent beyond the rule's limit of 20."""
+        return max(0, len(self.selection.tools) - load_route_table().max_tools)
+
 
 @dataclass(frozen=True)
 class RoutingSummary:
@@ -69,6 +77,8 @@ class RoutingSummary:
     precision: float
     average_tools_sent: float
     max_tools_sent: int
+    over_cap_cases: int = 0
+    over_cap_tools: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -79,6 +89,8 @@ class RoutingSummary:
             "precision": round(self.precision, 4),
             "averageToolsSent": round(self.average_tools_sent, 2),
             "maxToolsSent": self.max_tools_sent,
+            "overCapCases": self.over_cap_cases,
+            "overCapTools": self.over_cap_tools,
         }
 
 
@@ -92,6 +104,7 @@ def _case(raw: dict[str, object], index: int) -> RoutingCase:
             required_tools=tuple(raw["requiredTools"]),  # type: ignore[arg-type]
             source=str(raw["source"]),
             kind=str(raw["kind"]),
+            changed=str(raw.get("changed", "")),
         )
     except KeyError as exc:
         raise ValueError(f"routing_cases.json: cases[{index}] lacks {exc.args[0]!r}") from exc
@@ -105,7 +118,7 @@ def load_routing_cases() -> tuple[RoutingCase, ...]:
 
 def score_case(case: RoutingCase, selection: Selection) -> CaseScore:
     missing = tuple(t for t in case.required_tools if t not in selection.tools)
-    limit = selection.cap if selection.cap is not None else 20
+    limit = load_route_table().max_tools  # the rule's 20, whatever cap the router used
     toolsets_ok = all(t in selection.toolsets for t in case.expected_toolsets)
     if case.kind == "negative":
         passed = selection.toolsets in ((), ("core",))
@@ -129,6 +142,8 @@ def summarize(router: str, scores: Sequence[CaseScore]) -> RoutingSummary:
         precision=ratio(hits, sum(sent)),
         average_tools_sent=ratio(sum(sent), len(scores)),
         max_tools_sent=max(sent, default=0),
+        over_cap_cases=sum(s.over_cap > 0 for s in scores),
+        over_cap_tools=sum(s.over_cap for s in scores),
     )
 
 

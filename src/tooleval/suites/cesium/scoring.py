@@ -1,8 +1,12 @@
 """The verdict on one Cesium scenario run that ended with the model (pure functions).
 
-``passed`` is the upstream rule, kept for comparability: every required tool got at least one
-call that passed the checks (offered tool, arguments valid against its contract), whatever its
-order, values or simulated outcome. The workflow check (``workflow.check_workflow``) asks more:
+``correct`` is tooleval's headline verdict (``correctness.judge``: every step done by a call the
+simulator accepted, with the right values, dependent calls after the result they use, nothing
+undone, the asked answer stated); ``success`` is that verdict as 0/1 and ``outcome`` is
+``correct`` or the first problem's code (``value_mismatch``, ``answer_missing`` …). ``passed``
+is the upstream rule, kept for comparability: every required tool got at least one call that
+passed the checks (offered tool, arguments valid against its contract), whatever its order,
+values or simulated outcome. The workflow check (``workflow.check_workflow``) asks more:
 the scenario's steps, in order where it says so, with the right values, on calls the simulated
 viewer accepted. Each call is classed against the scenario: ``required``, ``allowed``,
 ``unexpected`` (offered but not allowed), ``not_sent`` (a real tool that was not routed) or
@@ -17,6 +21,7 @@ from typing import Any
 
 from tooleval.records import ConversationRecord, ExecutedCall
 from tooleval.suites.cesium.catalogue import Catalogue
+from tooleval.suites.cesium.correctness import Verdict, judge_record, problem_code
 from tooleval.suites.cesium.environment import schema_valid
 from tooleval.suites.cesium.scenarios import Scenario, StepOutcome
 from tooleval.suites.cesium.workflow import check_workflow
@@ -39,8 +44,10 @@ def is_destructive(name: str, catalogue: Catalogue) -> bool:
 
 @dataclass(frozen=True)
 class ScenarioScore:
-    """One scored run. ``outcome``/``success`` follow the upstream pass rule."""
+    """One scored run: the headline ``verdict`` (``outcome``, ``success``) and the upstream
+    rule (``passed``) beside it."""
 
+    verdict: Verdict
     outcome: str
     success: int
     passed: bool
@@ -58,6 +65,9 @@ class ScenarioScore:
         return {
             "outcome": self.outcome,
             "success": self.success,
+            "correct": self.verdict.correct,
+            "problems": list(self.verdict.problems),
+            "step_checks": self.verdict.to_json()["steps"],
             "passed": self.passed,
             "valid_required_tools": list(self.valid_required_tools),
             "missing_required_tools": list(self.missing_required_tools),
@@ -80,6 +90,13 @@ def valid_required(scenario: Scenario, calls: Sequence[ExecutedCall]) -> tuple[s
     return tuple(t for t in scenario.required_tools if t in valid)
 
 
+def verdict_outcome(verdict: Verdict) -> str:
+    """``correct``, or the code of the verdict's first problem."""
+    if verdict.correct:
+        return "correct"
+    return problem_code(verdict.problems[0]) if verdict.problems else "wrong"
+
+
 def score_scenario(
     scenario: Scenario, offered: Sequence[str], record: ConversationRecord, catalogue: Catalogue
 ) -> ScenarioScore:
@@ -90,9 +107,11 @@ def score_scenario(
     passed = len(found) == len(scenario.required_tools) and all(
         t in offered for t in scenario.required_tools
     )
+    verdict = judge_record(scenario, record)
     return ScenarioScore(
-        outcome="passed" if passed else "failed",
-        success=int(passed),
+        verdict=verdict,
+        outcome=verdict_outcome(verdict),
+        success=int(verdict.correct),
         passed=passed,
         valid_required_tools=found,
         missing_required_tools=tuple(t for t in scenario.required_tools if t not in found),

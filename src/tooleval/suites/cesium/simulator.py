@@ -1,10 +1,11 @@
 """Simulated Cesium tools: deterministic, argument-aware and stateful.
 
 The simulator keeps a small scene (entities, layers, tilesets, viewpoints, camera) and answers
-each schema-valid call with a result that satisfies the tool's output schema. ``geocode`` looks
-the address up in a small gazetteer; creators echo the id given or return a fresh one
+each schema-valid call with a result that satisfies the tool's output schema. ``geocode`` asks
+the simulated geocoder (``gazetteer``: landmarks, districts and cities by any of their names,
+honest failures for unknown places); creators echo the id given or return a fresh one
 (``marker-1``, ``animation-1`` …); calls that name an unknown entity, layer or tileset get
-``{"success": false, "error": ...}`` like a real viewer would.
+``{"success": false, "error": ...}`` like a real viewer would. A failed call changes nothing.
 """
 
 from __future__ import annotations
@@ -15,22 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-Result = dict[str, Any]
+from tooleval.suites.cesium.gazetteer import display_name, geocode
 
-# name, longitude, latitude, aliases (lower-case; longest alias found in the address wins)
-GAZETTEER: tuple[tuple[str, float, float, tuple[str, ...]], ...] = (
-    ("Forbidden City, Beijing", 116.3972, 39.9163, ("forbidden city", "palace museum", "故宫")),
-    ("The Bund, Shanghai", 121.4903, 31.2397, ("the bund", "bund", "外滩")),
-    ("Oriental Pearl Tower, Shanghai", 121.4998, 31.2397, ("oriental pearl", "东方明珠")),
-    ("Tiananmen, Beijing", 116.3975, 39.9087, ("tiananmen", "天安门")),
-    ("Dongcheng District, Beijing", 116.4160, 39.9288, ("dongcheng", "东城区")),
-    ("Beijing", 116.4074, 39.9042, ("beijing", "北京")),
-    ("Shanghai", 121.4737, 31.2304, ("shanghai", "上海")),
-    ("Tokyo", 139.6917, 35.6895, ("tokyo", "东京")),
-    ("Shibuya Station, Tokyo", 139.7016, 35.6580, ("shibuya",)),
-    ("Eiffel Tower, Paris", 2.2945, 48.8584, ("eiffel tower", "埃菲尔铁塔")),
-    ("1 Market Street, San Francisco", -122.3942, 37.7942, ("1 market street", "market street")),
-)
+Result = dict[str, Any]
 
 ENTITY_CREATORS = {
     "addMarker": "marker",
@@ -69,16 +57,6 @@ LAYER_USERS = {
 }
 
 
-def geocode_lookup(address: str) -> tuple[str, float, float] | None:
-    text = address.lower()
-    best: tuple[int, tuple[str, float, float]] | None = None
-    for name, lon, lat, aliases in GAZETTEER:
-        for alias in aliases:
-            if alias in text and (best is None or len(alias) > best[0]):
-                best = (len(alias), (name, lon, lat))
-    return best[1] if best else None
-
-
 def failure(message: str) -> Result:
     return {"success": False, "error": message}
 
@@ -108,8 +86,12 @@ class SimulatedScene:
     counters: dict[str, int] = field(default_factory=dict)
 
     def _fresh_id(self, prefix: str) -> str:
-        self.counters[prefix] = self.counters.get(prefix, 0) + 1
-        return f"{prefix}-{self.counters[prefix]}"
+        """The next ``<prefix>-<n>`` not already taken (ids given by the model included)."""
+        while True:
+            self.counters[prefix] = self.counters.get(prefix, 0) + 1
+            fresh = f"{prefix}-{self.counters[prefix]}"
+            if fresh not in self.entities and fresh not in self.layers:
+                return fresh
 
     def execute(self, name: str, args: Mapping[str, Any]) -> Result:
         if name in ENTITY_CREATORS:
@@ -186,11 +168,16 @@ class SimulatedScene:
         return {"success": True, "message": f"{name} applied to {layer_id}"}
 
     def _geocode(self, args: Mapping[str, Any]) -> Result:
-        found = geocode_lookup(str(args.get("address", "")))
-        if found is None:
-            return {"success": False, "message": f"no match for {args.get('address')!r}"}
-        name, lon, lat = found
-        return {"success": True, "longitude": lon, "latitude": lat, "displayName": name}
+        found = geocode(str(args.get("address", "")), args.get("countryCode"))
+        if found.place is None:
+            return failure(found.reason)
+        place = found.place
+        return {
+            "success": True,
+            "longitude": place.longitude,
+            "latitude": place.latitude,
+            "displayName": display_name(place),
+        }
 
     def _move_camera(self, args: Mapping[str, Any]) -> Result:
         for key in ("longitude", "latitude", "height", "heading", "pitch", "roll"):

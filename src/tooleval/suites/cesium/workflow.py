@@ -1,10 +1,30 @@
-"""The workflow check: were the scenario's steps done, in order, with the right values?"""
+"""The workflow check: were the scenario's steps done, in order, with the right values?
+
+``step_mismatches`` is the one place that decides whether a call does what a step asks; the
+headline check (``correctness``) uses it too.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from tooleval.suites.cesium.scenarios import ExecutedCall, Scenario, StepOutcome, call_matches
+from tooleval.suites.cesium.matchers import Results, mismatched_keys
+from tooleval.suites.cesium.scenarios import ExecutedCall, Scenario, Step, StepOutcome
+
+
+def step_mismatches(
+    step: Step, name: str, args: Mapping[str, Any], earlier: Results
+) -> list[str] | None:
+    """None when ``name`` is neither the step's tool nor a declared equivalent; otherwise the
+    matcher keys the call fails (empty: the call does what the step asks)."""
+    if name == step.tool:
+        return mismatched_keys(name, args, step.args, earlier)
+    for equivalent in step.equivalents:
+        if name == equivalent.tool:
+            own = mismatched_keys(name, args, equivalent.args, earlier)
+            return mismatched_keys(name, args, step.args, earlier) + own
+    return None
 
 
 def _step_outcome(
@@ -15,11 +35,12 @@ def _step_outcome(
     after: int,
 ) -> StepOutcome:
     step = scenario.steps[index]
-    same_tool = [c for c in calls if c.name == step.tool]
+    same_tool = [c for c in calls if c.name in step.tools]
     if not same_tool:
         return StepOutcome(step.tool, "missing", None, "no valid call of this tool")
+    earlier = [c.result for c in matched]
     succeeded = [c for c in same_tool if c.result.get("success") is True]
-    good = [c for c in succeeded if call_matches(c, step, matched)]
+    good = [c for c in succeeded if step_mismatches(step, c.name, c.arguments, earlier) == []]
     if not good:
         return StepOutcome(step.tool, "value_mismatch", same_tool[0].index, "arguments differ")
     in_order = [c for c in good if c.index > after] if scenario.ordered else good

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tooleval.suites.infranode.client import Transport
 
 SUITE_NAME = "infranode"
-SUITE_VERSION = "1.0.0"
+SUITE_VERSION = "2.0.0"
 CATEGORIES = (
     "routing_broad",
     "routing_named",
@@ -71,7 +71,8 @@ _EXEC_CACHE_MAX = 50_000
 def _exec_key(task: Task, call: ToolCall) -> str | None:
     """Everything ``exec_match`` depends on, as one string; None when it cannot be encoded."""
     try:
-        parts = [task.id, task.gold.name, task.gold.arguments, task.alternatives, call.name]
+        target = task.provenance.get("target_station")
+        parts = [task.id, task.gold.name, task.gold.arguments, task.alternatives, target, call.name]
         return json.dumps([*parts, call.arguments], sort_keys=True, default=repr)
     except (TypeError, ValueError, RecursionError):
         return None

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import httpx
 
+from tooleval.scoring import is_omitted
 from tooleval.suites.infranode.api import ApiResponse, InfraNodeReplica
 
 LIVE_BASE_URL = "https://infranode.dev"
@@ -64,15 +65,31 @@ class HttpTransport:
         return ApiResponse(response.status_code, body)
 
 
+class MemoTransport:
+    """Remembers the answers of a deterministic transport (the replica), so a repeated request
+    is answered without executing it again. Not for the live API, whose answers change."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+        self.answers: dict[tuple[str, tuple[tuple[str, str], ...]], ApiResponse] = {}
+
+    def get(self, path: str, query: Mapping[str, str]) -> ApiResponse:
+        key = (path, tuple(sorted(query.items())))
+        if key not in self.answers:
+            self.answers[key] = self.inner.get(path, query)
+        return self.answers[key]
+
+
 def make_transport(base_url: str | None) -> Transport:
     """None -> the in-process replica; otherwise HTTP to ``base_url``."""
     return ReplicaTransport() if base_url is None else HttpTransport(base_url)
 
 
 def _text(tool: str, arguments: Mapping[str, Any], name: str) -> str:
+    """A required argument as text, without surrounding whitespace (as the scorer compares it)."""
     if name not in arguments or arguments[name] is None:
         raise ValueError(f"tool {tool!r}: missing required argument {name!r}")
-    return str(arguments[name])
+    return str(arguments[name]).strip()
 
 
 def _segment(tool: str, arguments: Mapping[str, Any], name: str) -> str:
@@ -101,16 +118,21 @@ def _compare(tool: str, arguments: Mapping[str, Any]) -> tuple[str, Query]:
     cities = arguments.get("cities")
     if cities is None:
         raise ValueError(f"tool {tool!r}: missing required argument 'cities'")
-    joined = ",".join(str(c) for c in cities) if isinstance(cities, list | tuple) else str(cities)
+    joined = (
+        ",".join(str(c).strip() for c in cities)
+        if isinstance(cities, list | tuple)
+        else str(cities)
+    )
     return "/api/v1/compare", {"cities": joined, "resource": _text(tool, arguments, "resource")}
 
 
 def _stations(tool: str, arguments: Mapping[str, Any]) -> tuple[str, Query]:
-    query: Query = {}
-    if arguments.get("q") is not None:
-        query["q"] = str(arguments["q"])
-    if arguments.get("limit") is not None:
-        query["limit"] = str(arguments["limit"])
+    """Optional ``q`` and ``limit`` are sent only when given (``null`` or blank means omitted)."""
+    query: Query = {
+        name: str(arguments[name]).strip()
+        for name in ("q", "limit")
+        if name in arguments and not is_omitted(arguments[name])
+    }
     return f"/api/v1/cities/{_segment(tool, arguments, 'slug')}/stations", query
 
 

@@ -5,6 +5,10 @@ Two answers are the same when both succeed (HTTP 2xx) and their bodies are equal
 request-specific members (``VOLATILE_KEYS``) are removed and ``compare`` rows are put in city
 order. An answer without data (``not_covered``, ``no_data``) says nothing about which city was
 asked, so there the call must also equal the gold call once its slugs are resolved.
+
+A task whose purpose is one entry of a list (``two_step``: the station whose EVA number the
+next step needs) is answered by any call whose successful answer lists that station, as in
+the scorer's stations rule.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.records import Task, ToolCall
-from tooleval.scoring import score_call
+from tooleval.scoring import LISTING_PROVENANCE, score_call
 from tooleval.suites.infranode.api import ApiResponse, resolve_slug
 from tooleval.suites.infranode.client import Transport, execute_tool
 
@@ -55,6 +59,27 @@ def same_answer(task: Task, call: ToolCall, answer: ApiResponse, gold_answer: Ap
     return True
 
 
+def target_eva(task: Task) -> str | None:
+    """The EVA number of the station a listing task is about, if it has one."""
+    target = task.provenance.get(LISTING_PROVENANCE)
+    eva = target.get("eva") if isinstance(target, Mapping) else None
+    return str(eva) if eva is not None else None
+
+
+def listed_evas(body: Mapping[str, Any]) -> set[str]:
+    """The primary EVA numbers of a ``stations`` answer (empty for any other answer)."""
+    data = body.get("data")
+    payload = data.get("payload") if isinstance(data, Mapping) else None
+    rows = payload.get("stations") if isinstance(payload, Mapping) else None
+    if not isinstance(rows, list):
+        return set()
+    return {str(row.get("eva")) for row in rows if isinstance(row, Mapping)}
+
+
+def lists_target(eva: str, answer: ApiResponse) -> bool:
+    return 200 <= answer.status < 300 and eva in listed_evas(answer.body)
+
+
 def execute_or_none(transport: Transport, call: ToolCall) -> ApiResponse | None:
     """The API's answer, or None when the call cannot be sent (unknown tool, missing args)."""
     try:
@@ -64,14 +89,18 @@ def execute_or_none(transport: Transport, call: ToolCall) -> ApiResponse | None:
 
 
 def exec_match(task: Task, call: ToolCall | None, transport: Transport) -> int:
-    """1 when ``call`` executes to the same answer as the task's gold call, else 0.
+    """1 when ``call`` executes to the same answer as the task's gold call, else 0; for a task
+    about one station (two_step), 1 when the call's answer lists that station.
 
-    Executes both calls on ``transport`` (the in-process replica for reproducible numbers).
-    A call with ``call_match`` 1 always has ``exec_match`` 1.
+    Executes the calls on ``transport`` (the in-process replica for reproducible numbers).
+    A call with ``call_match`` 1 always has ``exec_match`` 1 (``tooleval audit`` checks it).
     """
     if call is None:
         return 0
     answer = execute_or_none(transport, call)
+    eva = target_eva(task)
+    if eva is not None:
+        return int(answer is not None and lists_target(eva, answer))
     gold_answer = execute_or_none(transport, task.gold)
     if answer is None or gold_answer is None:
         return 0

@@ -1,42 +1,58 @@
-"""Generate InfraNode tasks from the API and keep only gold calls the API verifiably answers.
+"""Generate InfraNode tasks from the API and keep only items that are verifiably defensible.
 
 Every candidate task is a (question, gold call) pair built from the API's own answers (the
-city register, station lists, city boards). The gold call is executed; the task is kept only
-if its source answered as expected (``ok``; ``not_covered`` for the not_covered category).
-Output is deterministic for a given seed and API snapshot.
+city register, station lists, city boards, coverage). A candidate is kept only if its gold call
+answers as expected (``ok``; ``not_covered`` for the not_covered category), its wording points
+to the gold tool or key alone by the confusables table and asks only for what the answer holds
+(``confusables.wording_problems``), it names a city that is also an everyday word only as a
+place (``confusables.unclear_city_names``), and, in slug_resolution, the API resolves the name
+as written to the gold slug. Output is deterministic for a seed and API snapshot, and a smaller
+``max_per_category`` gives a prefix of each category of a larger one.
 """
 
 from __future__ import annotations
 
+import json
 import random
-import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION, phrasing
+from tooleval.suites.infranode.api import ApiResponse
+from tooleval.suites.infranode.api.facts import aliases
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
+from tooleval.suites.infranode.confusables import (
+    call_subject,
+    load_table,
+    mask,
+    unclear_city_names,
+    wording_problems,
+)
+from tooleval.suites.infranode.phrasing import Phrase
+from tooleval.suites.infranode.phrasing_keys import NOT_COVERED_PHRASES, RESOURCE_PHRASES
+from tooleval.suites.infranode.picking import CityCycle, Picker, cycle, kind_rounds
+from tooleval.suites.infranode.slugforms import CityName, SpokenForm, is_plain, spoken_forms
 
 PARTIAL_STATUS = "not_covered"
-
-
-@dataclass(frozen=True)
-class City:
-    slug: str
-    name: str
+City = CityName
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A proposed task before verification."""
+    """A proposed task before verification; ``spoken`` are the place names as written."""
 
     question: str
     gold: ToolCall
+    phrase: Phrase
+    spoken: tuple[str, ...]
     expect_status: str = "ok"
-    alternatives: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    target_station: Mapping[str, str] | None = None  # two_step: the station asked about
+    check_wording: bool = True
+    slug_form: SpokenForm | None = None
+    target_station: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,41 +66,29 @@ class GeneratorConfig:
         return self.max_per_category
 
 
-def fold_name(name: str) -> str:
-    """The naive slug of a German name (ä→ae, ß→ss, spaces and brackets to hyphens)."""
-    text = name.lower().replace("ä", "ae").replace("ö", "oe").replace("ü", "ue").replace("ß", "ss")
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    cleaned = "".join(ch if ch.isalnum() else "-" for ch in text)
-    return "-".join(part for part in cleaned.split("-") if part)
-
-
-def is_plain(city: City) -> bool:
-    """A city whose slug is just its lower-case name (no umlaut, space or bracket)."""
-    return city.slug == city.name.lower()
-
-
-def short_name(city: City, all_names: Sequence[str]) -> str:
-    """A colloquial short form ('Frankfurt' for 'Frankfurt am Main') if it is unambiguous."""
-    for cut in (" (", " am ", " an der ", " im ", " in "):
-        if cut in city.name:
-            short = city.name.split(cut)[0]
-            if sum(n.startswith(short) for n in all_names) == 1:
-                return short
-    return city.name
-
-
 class Generator:
     """Builds and verifies tasks against one transport (replica or live API)."""
 
     def __init__(self, transport: Transport, config: GeneratorConfig) -> None:
         self.transport = transport
         self.config = config
+        self._answers: dict[str, ApiResponse] = {}
         self.cities = self._load_cities()
 
     def _load_cities(self) -> tuple[City, ...]:
-        response = execute_tool(self.transport, "list_cities", {})
-        rows = response.body.get("data") or []
+        rows = self.answer("list_cities", {}).body.get("data") or []
         return tuple(City(row["slug"], row.get("name_de") or row["name"]) for row in rows)
+
+    def answer(self, tool: str, arguments: Mapping[str, Any]) -> ApiResponse:
+        """The API's answer to one call, asked once per generator."""
+        key = json.dumps([tool, arguments], sort_keys=True, ensure_ascii=False)
+        if key not in self._answers:
+            self._answers[key] = execute_tool(self.transport, tool, arguments)
+        return self._answers[key]
+
+    def status(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+        response = self.answer(tool, arguments)
+        return body_status(response.body) if response.status == 200 else None
 
     def rng(self, category: str) -> random.Random:
         return random.Random(f"{self.config.seed}:{category}")
@@ -92,171 +96,210 @@ class Generator:
     def generate(self) -> list[Task]:
         tasks: list[Task] = []
         for category in CATEGORIES:
-            candidates = getattr(self, f"_{category}")(self.rng(category))
-            tasks.extend(self._verified(category, candidates))
+            rng = self.rng(category)
+            stream: Iterator[Candidate] = getattr(self, f"_{category}")(rng, Picker(rng))
+            tasks.extend(self._verified(category, stream))
         return tasks
 
     def _verified(self, category: str, candidates: Iterator[Candidate]) -> list[Task]:
         wanted = self.config.count(category)
         tasks: list[Task] = []
-        seen: set[tuple[str, str, str]] = set()
+        seen: set[str] = set()
         for candidate in candidates:
             if len(tasks) >= wanted:
                 break
-            key = (candidate.question, candidate.gold.name, repr(candidate.gold.arguments))
-            provenance = None if key in seen else self._verify(candidate)
-            seen.add(key)
+            provenance = None if candidate.question in seen else self._verify(candidate)
+            seen.add(candidate.question)
             if provenance is not None:
                 task_id = f"{category}-{len(tasks) + 1:03d}"
+                gold = candidate.gold
                 tasks.append(
-                    Task(
-                        task_id,
-                        category,
-                        candidate.question,
-                        candidate.gold,
-                        SUITE_VERSION,
-                        dict(candidate.alternatives),
-                        provenance,
-                    )
+                    Task(task_id, category, candidate.question, gold, SUITE_VERSION, {}, provenance)
                 )
         return tasks
 
     def _verify(self, candidate: Candidate) -> dict[str, Any] | None:
         gold = candidate.gold
-        response = execute_tool(self.transport, gold.name, gold.arguments)
-        status = body_status(response.body)
-        if response.status != 200 or status != candidate.expect_status:
+        status = self.status(gold.name, gold.arguments)
+        if status != candidate.expect_status or not self._wording_ok(candidate):
             return None
-        if gold.name == "stations" and not self._alternatives_answer(candidate):
+        if unclear_city_names(candidate.question, candidate.spoken):
+            return None
+        form = candidate.slug_form
+        if form is not None and not self._resolves(form.text, form.slug):
             return None
         path, query = tool_request(gold.name, gold.arguments)
-        meta = response.body.get("meta") or {}
+        meta = self.answer(gold.name, gold.arguments).body.get("meta") or {}
         provenance: dict[str, Any] = {
             "request": f"GET {path}" + (f"?{urlencode(query)}" if query else ""),
             "source_status": status,
             "observed": meta.get("snapshot_date") or meta.get("retrieved_at"),
+            "phrasing": {"template": candidate.phrase.text, "register": candidate.phrase.register},
         }
+        if form is not None:
+            provenance["slug_form"] = {"text": form.text, "kind": form.kind}
         if candidate.target_station is not None:
-            provenance["target_station"] = dict(candidate.target_station)
+            listing = [
+                str(s.get("name"))
+                for s in station_rows(self.answer(gold.name, gold.arguments).body)
+            ]
+            if candidate.target_station["name"] not in listing:
+                return None
+            provenance["target_station"] = {**candidate.target_station, "listing": listing}
         return provenance
 
-    def _alternatives_answer(self, candidate: Candidate) -> bool:
-        """Every accepted ``q`` of a stations gold must still list the wanted EVA."""
-        eva = (candidate.target_station or {}).get("eva")
-        for q in candidate.alternatives.get("q", ()):
-            if q is None:
-                continue
-            args = {**candidate.gold.arguments, "q": q}
-            response = execute_tool(self.transport, "stations", args)
-            if eva not in {s.get("eva") for s in station_rows(response.body)}:
-                return False
-        return True
+    def _wording_ok(self, candidate: Candidate) -> bool:
+        if not candidate.check_wording:
+            return True
+        subject = call_subject(candidate.gold)
+        masked = mask(candidate.question, candidate.spoken)
+        return subject is not None and not wording_problems(masked, subject)
+
+    def _resolves(self, name: str, slug: str) -> bool:
+        """Whether the API resolves ``name`` (as written in the question) to ``slug``."""
+        response = self.answer("get_city", {"slug": name})
+        data = response.body.get("data")
+        return response.status == 200 and isinstance(data, dict) and data.get("city_slug") == slug
 
     # -- candidate streams, one per category -------------------------------------------------
 
     def _plain_cities(self, rng: random.Random) -> list[City]:
-        cities = [c for c in self.cities if is_plain(c)]
+        cities = [c for c in self.cities if is_plain(c.slug, c.name)]
         rng.shuffle(cities)
         return cities
 
-    def _routing_broad(self, rng: random.Random) -> Iterator[Candidate]:
-        cities, templates = self._plain_cities(rng), cycle(phrasing.OVERVIEW, rng)
-        for city in cities:
-            question = next(templates).format(city=city.name)
-            yield Candidate(question, call("get_city_overview", city))
+    def _routing_broad(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        for city in self._plain_cities(rng):
+            phrase = picker.pick(phrasing.OVERVIEW, names_clearly(city.name))
+            yield city_candidate(phrase, call("get_city_overview", city), city)
 
-    def _routing_named(self, rng: random.Random) -> Iterator[Candidate]:
-        weather, air = cycle(phrasing.WEATHER, rng), cycle(phrasing.AIR, rng)
+    def _routing_named(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
         for index, city in enumerate(self._plain_cities(rng)):
-            tool, templates = ("weather", weather) if index % 2 == 0 else ("air_quality", air)
-            yield Candidate(next(templates).format(city=city.name), call(tool, city))
+            tool, bank = (
+                ("weather", phrasing.WEATHER) if index % 2 == 0 else ("air_quality", phrasing.AIR)
+            )
+            yield city_candidate(
+                picker.pick(bank, names_clearly(city.name)), call(tool, city), city
+            )
 
-    def _resource_key(self, rng: random.Random) -> Iterator[Candidate]:
-        keys = sorted(phrasing.RESOURCE_PHRASES)
-        rng.shuffle(keys)
-        cities = self._plain_cities(rng)
-        for round_ in range(len(cities)):
-            for offset, key in enumerate(keys):
-                city = cities[(round_ * len(keys) + offset) % len(cities)]
-                template = rng.choice(phrasing.RESOURCE_PHRASES[key])
-                yield Candidate(template.format(city=city.name), call("get_city_data", city, key))
+    def _resource_key(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        yield from self._keyed(rng, picker, RESOURCE_PHRASES, "ok")
 
-    def _slug_resolution(self, rng: random.Random) -> Iterator[Candidate]:
-        names = [c.name for c in self.cities]
-        cities = [c for c in self.cities if not is_plain(c)]
-        rng.shuffle(cities)
+    def _not_covered(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        yield from self._keyed(rng, picker, NOT_COVERED_PHRASES, PARTIAL_STATUS)
+
+    def _keyed(
+        self,
+        rng: random.Random,
+        picker: Picker,
+        banks: Mapping[str, Sequence[Phrase]],
+        status: str,
+    ) -> Iterator[Candidate]:
+        """Rounds over the askable keys: each key once per round, each template once, with a city
+        answering ``status``; within a round the template (and so the key) comes from the picker,
+        which keeps openings and registers balanced across keys."""
+        table = load_table()
+        keys = sorted(k for k in banks if table.subjects[k].asked)
+        cities, used = CityCycle(self._plain_cities(rng)), {k: set[str]() for k in keys}
+        owner = {p.text: k for k in keys for p in banks[k]}
+        for _ in range(max((len(banks[k]) for k in keys), default=0)):
+            pending = [k for k in keys if any(p.text not in used[k] for p in banks[k])]
+            while pending:
+                options = [p for k in pending for p in banks[k] if p.text not in used[k]]
+                phrase = picker.pick(options)
+                key = owner[phrase.text]
+                pending.remove(key)
+                used[key].add(phrase.text)
+                city = cities.take(self._answering(key, status, phrase))
+                if city is not None:
+                    gold = ToolCall("get_city_data", data_args(city, key))
+                    yield city_candidate(phrase, gold, city, expect_status=status)
+
+    def _answering(self, key: str, status: str, phrase: Phrase) -> Callable[[City], bool]:
+        """A predicate: does ``phrase`` name the city clearly, and ``get_city_data(city, key)``
+        answer with ``status``?"""
+
+        def answers(city: City) -> bool:
+            if not names_clearly(city.name)(phrase):
+                return False
+            return self.status("get_city_data", data_args(city, key)) == status
+
+        return answers
+
+    def _slug_resolution(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        forms = spoken_forms(self.cities, ((a.alias, a.slug, a.documented) for a in aliases()))
         tools = cycle(("weather", "air_quality", "get_city_overview"), rng)
-        templates = {
-            "weather": cycle(phrasing.WEATHER, rng),
-            "air_quality": cycle(phrasing.AIR, rng),
-            "get_city_overview": cycle(phrasing.OVERVIEW, rng),
-        }
-        for index, city in enumerate(cities):
-            spoken = short_name(city, names) if index % 2 else city.name
+        for form in kind_rounds(forms, rng):
             tool = next(tools)
-            question = next(templates[tool]).format(city=spoken)
-            yield Candidate(question, call(tool, city))
+            bank = SLUG_BANKS[(tool, form.kind == "exonym")]
+            phrase = picker.pick(bank, names_clearly(form.text))
+            question = phrase.text.format(city=form.text)
+            gold = ToolCall(tool, {"slug": form.slug})
+            yield Candidate(question, gold, phrase, (form.text,), slug_form=form)
 
-    def _poi_type(self, rng: random.Random) -> Iterator[Candidate]:
-        types = sorted(phrasing.POI_PHRASES)
-        cities = self._plain_cities(rng)
-        for index, city in enumerate(cities * 2):
-            poi = types[index % len(types)]
-            template = phrasing.POI_PHRASES[poi][(index // len(types)) % 2]
-            gold = ToolCall("pois", {"slug": city.slug, "type": poi})
-            yield Candidate(template.format(city=city.name), gold)
+    def _poi_type(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        table = load_table()
+        types = sorted(t for t in phrasing.POI_NOUNS if table.subjects[f"poi:{t}"].asked)
+        forms_used: Counter[str] = Counter()
+        order: list[str] = []
+        for city in self._plain_cities(rng):
+            if not order:
+                order = rng.sample(types, len(types))
+            poi = order.pop()
+            phrase = picker.pick(
+                phrasing.POI_GENERIC + phrasing.POI_SPECIFIC.get(poi, ()), names_clearly(city.name)
+            )
+            nouns, n = phrasing.POI_NOUNS[poi], forms_used[poi]
+            forms_used[poi] += 1
+            question = phrase.text.format(
+                city=city.name,
+                plural=nouns.plurals[n % len(nouns.plurals)],
+                one=nouns.ones[n % len(nouns.ones)],
+            )
+            yield Candidate(
+                question, ToolCall("pois", {"slug": city.slug, "type": poi}), phrase, (city.name,)
+            )
 
-    def _compare_multi(self, rng: random.Random) -> Iterator[Candidate]:
-        resources = sorted(phrasing.COMPARE_PHRASES)
-        rng.shuffle(resources)
-        cities = self._plain_cities(rng)
-        for index in range(len(cities)):
-            resource = resources[index % len(resources)]
-            size = 2 + index % 2
-            chosen = [cities[(index * 3 + k) % len(cities)] for k in range(size)]
-            template = rng.choice(phrasing.COMPARE_PHRASES[resource])
-            question = template.format(cities=phrasing.enumerate_de([c.name for c in chosen]))
-            gold = ToolCall("compare", {"cities": [c.slug for c in chosen], "resource": resource})
-            yield Candidate(question, gold)
+    def _compare_multi(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        plain = self._plain_cities(rng)
+        cities, order = CityCycle(plain), list[str]()
+        for index in range(len(plain)):
+            if not order:
+                order = rng.sample(sorted(phrasing.COMPARE_PHRASES), len(phrasing.COMPARE_PHRASES))
+            resource, size = order.pop(), 2 + index % 2
+            chosen = cities.take_distinct(size)
+            sized = [p for p in phrasing.COMPARE_PHRASES[resource] if size in p.sizes]
+            phrase = picker.pick(sized, compares_clearly(resource, chosen))
+            yield compare_candidate(phrase, resource, chosen)
 
-    def _not_covered(self, rng: random.Random) -> Iterator[Candidate]:
-        keys = sorted(phrasing.RESOURCE_PHRASES)
-        rng.shuffle(keys)
-        cities = self._plain_cities(rng)
-        for index, city in enumerate(cities * len(keys)):
-            key = keys[index % len(keys)]
-            template = rng.choice(phrasing.RESOURCE_PHRASES[key])
-            gold = call("get_city_data", city, key)
-            yield Candidate(template.format(city=city.name), gold, expect_status=PARTIAL_STATUS)
-
-    def _two_step(self, rng: random.Random) -> Iterator[Candidate]:
-        cities = list(self.cities)
-        rng.shuffle(cities)
-        per_city = [(city, self._off_board_stations(city, rng)) for city in cities]
-        departures, arrivals = cycle(phrasing.DEPARTURES, rng), cycle(phrasing.ARRIVALS, rng)
-        index = 0
-        for round_ in range(max((len(s) for _, s in per_city), default=0)):
-            for city, stations in per_city:
-                if round_ >= len(stations):
-                    continue
-                station = stations[round_]
-                templates = arrivals if index % 3 == 2 else departures
-                index += 1
+    def _two_step(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
+        targets = [(city, s) for city in self._plain_cities(rng) for s in self._off_board(city)]
+        rng.shuffle(targets)
+        first: dict[str, Phrase] = {}
+        for round_ in (0, 1):
+            for city, station in targets:
+                if round_ == 0:
+                    phrase = picker.pick(phrasing.DEPARTURES + phrasing.ARRIVALS)
+                    first[station["eva"]] = phrase
+                else:
+                    went = first[station["eva"]] in phrasing.DEPARTURES
+                    phrase = picker.pick(phrasing.ARRIVALS if went else phrasing.DEPARTURES)
+                target = {"eva": station["eva"], "name": station["name"]}
                 yield Candidate(
-                    next(templates).format(station=station["name"]),
+                    phrase.text.format(station=station["name"]),
                     ToolCall("stations", {"slug": city.slug}),
-                    alternatives={"q": station_queries(station["name"], city.name)},
-                    target_station={"eva": station["eva"], "name": station["name"]},
+                    phrase,
+                    (station["name"], city.name),
+                    check_wording=False,
+                    target_station=target,
                 )
 
-    def _off_board_stations(self, city: City, rng: random.Random) -> list[dict[str, Any]]:
-        """Named stations of the city that its main-station board does not cover (shuffled)."""
-        listing = execute_tool(self.transport, "stations", {"slug": city.slug})
-        board = execute_tool(
-            self.transport, "get_city_data", {"slug": city.slug, "resource": "station-departures"}
-        )
+    def _off_board(self, city: City) -> list[dict[str, Any]]:
+        """Named stations of the city that its main-station board does not cover."""
+        listing = self.answer("stations", {"slug": city.slug})
+        board = self.answer("get_city_data", data_args(city, "station-departures"))
         on_board = board_station_names(board.body)
-        choices = [
+        return [
             s
             for s in station_rows(listing.body)
             if s.get("name")
@@ -265,23 +308,61 @@ class Generator:
             and s["name"].startswith(city.name)
             and s["name"] != city.name
         ]
-        rng.shuffle(choices)
-        return choices
 
 
-def call(tool: str, city: City, resource: str | None = None) -> ToolCall:
-    arguments: dict[str, Any] = {"slug": city.slug}
-    if resource is not None:
-        arguments["resource"] = resource
-    return ToolCall(tool, arguments)
+SLUG_BANKS: dict[tuple[str, bool], tuple[Phrase, ...]] = {
+    ("weather", False): phrasing.SLUG_WEATHER,
+    ("air_quality", False): phrasing.SLUG_AIR,
+    ("get_city_overview", False): phrasing.SLUG_OVERVIEW,
+    ("weather", True): phrasing.EXONYM_WEATHER,
+    ("air_quality", True): phrasing.EXONYM_AIR,
+    ("get_city_overview", True): phrasing.EXONYM_OVERVIEW,
+}
 
 
-def cycle(items: Sequence[str], rng: random.Random) -> Iterator[str]:
-    """Endless shuffled rounds over ``items`` (every phrasing used before any repeats)."""
-    while True:
-        order = list(items)
-        rng.shuffle(order)
-        yield from order
+def call(tool: str, city: City) -> ToolCall:
+    return ToolCall(tool, {"slug": city.slug})
+
+
+def data_args(city: City, key: str) -> dict[str, str]:
+    return {"slug": city.slug, "resource": key}
+
+
+def city_candidate(
+    phrase: Phrase, gold: ToolCall, city: City, expect_status: str = "ok"
+) -> Candidate:
+    question = phrase.text.format(city=city.name)
+    return Candidate(question, gold, phrase, (city.name,), expect_status=expect_status)
+
+
+def names_clearly(name: str) -> Callable[[Phrase], bool]:
+    """A test: does a ``{city}`` template name the city ``name`` as a place (see
+    ``confusables.unclear_city_names``: "Überblick über Essen?" does not)?"""
+
+    def clear(phrase: Phrase) -> bool:
+        return not unclear_city_names(phrase.text.replace("{city}", name), (name,))
+
+    return clear
+
+
+def compares_clearly(resource: str, chosen: Sequence[City]) -> Callable[[Phrase], bool]:
+    """``names_clearly`` for a compare template and its cities."""
+
+    def clear(phrase: Phrase) -> bool:
+        candidate = compare_candidate(phrase, resource, chosen)
+        return not unclear_city_names(candidate.question, candidate.spoken)
+
+    return clear
+
+
+def compare_candidate(phrase: Phrase, resource: str, chosen: Sequence[City]) -> Candidate:
+    names = [c.name for c in chosen]
+    question = phrase.text.format(
+        cities_and=phrasing.enumerate_de(names, "und"),
+        cities_or=phrasing.enumerate_de(names, "oder"),
+    )
+    gold = ToolCall("compare", {"cities": [c.slug for c in chosen], "resource": resource})
+    return Candidate(question, gold, phrase, tuple(names))
 
 
 def station_rows(body: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -296,15 +377,6 @@ def board_station_names(body: Mapping[str, Any]) -> set[str]:
     payload = data.get("payload") if isinstance(data, dict) else None
     entries = payload.get("departures") if isinstance(payload, dict) else None
     return {e["station"] for e in entries or [] if isinstance(e, dict) and e.get("station")}
-
-
-def station_queries(station: str, city: str) -> tuple[Any, ...]:
-    """Accepted ``q`` values: none, the full name, or the part after the city name."""
-    rest = station[len(city) :].strip(" -()")
-    variants: list[Any] = [None, station]
-    if rest:
-        variants.extend([rest, rest.lower()])
-    return tuple(dict.fromkeys(variants))
 
 
 def generate_tasks(transport: Transport, config: GeneratorConfig) -> list[Task]:

@@ -1,192 +1,319 @@
-"""German question templates for the InfraNode task generator.
+"""German question templates for the InfraNode task generator (all categories but the key banks).
 
-Many phrasings per category (formal, colloquial, terse), so a model cannot learn one template.
-Placeholders: ``{city}`` (German city name), ``{cities}`` (an enumeration), ``{station}``.
-Catalogue keys that a second tool could also answer (``health``/``pois``, ``education``,
-``station-departures``/boards, ``population-density``/``get_city``) have no phrasing here on
-purpose: every task must have exactly one defensible gold call.
+Every template has a register: ``formal`` (complete sentences, "Sie" or neutral), ``colloquial``
+(du, particles, contractions) or ``terse`` (elliptic). Placeholders: ``{city}``, ``{station}``,
+``{cities_and}`` (an enumeration "A, B und C"), ``{cities_or}`` ("A, B oder C", for either-or
+questions), and for POI types ``{plural}`` and ``{one}`` (an indefinite accusative).
+The catalogue-key banks are in ``phrasing_keys``. A template asks only for what its tool's
+answer holds (the weather tool has no forecast, so no template says "morgen"), and its words
+name exactly one tool or key by the confusables table (``data/confusables.json``).
 """
 
 from __future__ import annotations
 
-OVERVIEW = (
-    "Was weißt du alles über {city}?",
-    "Gib mir einen Überblick über {city}.",
-    "Welche Daten gibt es eigentlich zu {city}?",
-    "Ich ziehe bald nach {city}. Was sollte ich über die Stadt wissen?",
-    "Erzähl mal, was ist in {city} so los?",
-    "Was kannst du mir über {city} alles sagen?",
-    "Verschaff mir bitte einen Gesamteindruck von {city}.",
-    "Kurzer Rundumblick bitte: {city}.",
-    "Welche Informationen hast du insgesamt zu {city}?",
-    "Fass mir die wichtigsten Infos zu {city} zusammen.",
-    "Wie steht's allgemein um {city}? Ich hätte gern einen Überblick.",
-    "Was für Datenarten bietet ihr für {city} an?",
-    "Ich plane einen Besuch in {city} – was gibt es dort alles an Infos?",
-    "Überblick {city}, bitte.",
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+REGISTERS = ("formal", "colloquial", "terse")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One question template; ``sizes`` limits a compare template to 2 or 3 cities."""
+
+    text: str
+    register: str
+    sizes: tuple[int, ...] = (2, 3)
+
+
+def bank(
+    formal: Iterable[str] = (), colloquial: Iterable[str] = (), terse: Iterable[str] = ()
+) -> tuple[Phrase, ...]:
+    """Phrases from texts grouped by register."""
+    groups = {"formal": formal, "colloquial": colloquial, "terse": terse}
+    return tuple(Phrase(text, register) for register, texts in groups.items() for text in texts)
+
+
+def sized(size: int, phrases: tuple[Phrase, ...]) -> tuple[Phrase, ...]:
+    """The same phrases, usable only for ``size`` cities."""
+    return tuple(Phrase(p.text, p.register, (size,)) for p in phrases)
+
+
+OVERVIEW = bank(
+    formal=(
+        "Können Sie mir einen Überblick über {city} geben?",
+        "Welche Daten liegen Ihnen zu {city} insgesamt vor?",
+        "Bitte fassen Sie das Wichtigste zu {city} zusammen.",
+        "Welche Datenarten sind für {city} verfügbar?",
+        "Mich interessiert ein Gesamteindruck von {city}. Was können Sie mir sagen?",
+        "Für eine Präsentation brauche ich einen Überblick über {city}. Was gibt es alles?",
+    ),
+    colloquial=(
+        "Was weißt du alles über {city}?",
+        "Ich zieh bald nach {city}. Was sollte ich über die Stadt wissen?",
+        "Erzähl mir mal was über {city}, so im Großen und Ganzen.",
+        "Was hast du so an Infos zu {city}?",
+        "Schieß los: Was gibt's Wissenswertes über {city}?",
+        "Ich plane einen Besuch in {city}. Gibst du mir einen Überblick?",
+    ),
+    terse=(
+        "{city} im Überblick, bitte.",
+        "Alles Wichtige zu {city} auf einen Blick?",
+        "Das Wichtigste über {city} in Kürze?",
+        "Kurzüberblick zu {city}, bitte.",
+        "Ein Gesamtbild von {city}, bitte.",
+        "Überblick über {city}?",
+    ),
 )
 
-WEATHER = (
-    "Wie warm ist es gerade in {city}?",
-    "Regnet es im Moment in {city}?",
-    "Wie ist das Wetter jetzt in {city}?",
-    "Wie viel Grad hat es aktuell in {city}?",
-    "Ist es in {city} gerade windig?",
-    "Wie hoch ist die Luftfeuchtigkeit in {city} momentan?",
-    "Brauche ich in {city} gerade eine Jacke? Wie ist die Wetterlage?",
-    "Sag mal, wie kalt ist's gerade in {city}?",
+WEATHER = bank(
+    formal=(
+        "Wie ist die aktuelle Wetterlage in {city}?",
+        "Welche Temperatur wird derzeit in {city} gemessen?",
+        "Wie hoch ist die Luftfeuchtigkeit in {city} im Moment?",
+        "Wie stark weht der Wind derzeit in {city}?",
+        "Gibt es in {city} zurzeit Niederschlag?",
+    ),
+    colloquial=(
+        "Sag mal, wie kalt ist's gerade in {city}?",
+        "Brauch ich in {city} gerade einen Schirm?",
+        "Ist es in {city} grad windig?",
+        "Regnet's in {city} im Moment?",
+        "Reicht in {city} gerade ein T-Shirt, oder ist es zu kalt?",
+    ),
+    terse=(
+        "Temperatur in {city} jetzt?",
+        "Luftfeuchte in {city}, bitte.",
+        "Aktuelles Wetter in {city}?",
+        "{city}: Ist es gerade neblig?",
+    ),
 )
 
-AIR = (
-    "Wie ist die Luftqualität in {city}?",
-    "Wie hoch ist die Feinstaubbelastung in {city} gerade?",
-    "Wie sauber ist die Luft in {city} im Moment?",
-    "Wie hoch ist der Ozonwert in {city}?",
-    "Welche Stickstoffdioxid-Werte misst das Umweltbundesamt in {city}?",
-    "Kann man in {city} heute bedenkenlos draußen joggen, was sagen die Luftmesswerte?",
-    "Wie steht's um PM10 und PM2.5 in {city}?",
-    "Ist die Luft in {city} gerade belastet?",
+AIR = bank(
+    formal=(
+        "Wie ist die Luftqualität in {city} derzeit?",
+        "Welche Feinstaubwerte misst das Umweltbundesamt aktuell in {city}?",
+        "Wie hoch ist die Ozonbelastung in {city} im Moment?",
+        "Welche Stickstoffdioxid-Konzentration wird in {city} gemessen?",
+        "Wie stark ist die Luft in {city} derzeit mit Schadstoffen belastet?",
+    ),
+    colloquial=(
+        "Kann ich in {city} heute bedenkenlos joggen gehen, oder ist die Luft schlecht?",
+        "Wie dreckig ist die Luft in {city} gerade?",
+        "Sag mal, wie viel Feinstaub hängt in {city} gerade in der Luft?",
+        "Ist die Luft in {city} grad okay?",
+    ),
+    terse=(
+        "Luftqualität in {city}?",
+        "PM10 und PM2,5 in {city}?",
+        "Ozonwerte in {city}?",
+        "NO2-Werte in {city}, bitte.",
+    ),
 )
 
-# Catalogue key -> phrasings. Partial keys (covered for some cities only) are marked in
-# PARTIAL_KEYS; the generator uses them for resource_key with a covered city and for
-# not_covered with an uncovered one.
-RESOURCE_PHRASES: dict[str, tuple[str, ...]] = {
-    "charging": (
-        "Wo kann ich in {city} mein E-Auto laden?",
-        "Wie viele Ladesäulen gibt es in {city}?",
+# slug_resolution: own templates that leave no doubt about the tool, so a wrong slug is the
+# only way to fail. The exonym templates quote a foreign speaker ("Munich", "Cologne").
+SLUG_WEATHER = bank(
+    formal=(
+        "Wie ist gerade das Wetter in {city}?",
+        "Welche Temperatur herrscht momentan in {city}?",
     ),
-    "fuel-prices": (
-        "Wie hoch sind die Spritpreise in {city}?",
-        "Was kostet Diesel gerade in {city}?",
+    colloquial=(
+        "Schau doch mal nach, wie warm es in {city} gerade ist.",
+        "Ist es in {city} gerade trocken, oder regnet es?",
     ),
-    "weather-warnings": (
-        "Gibt es für {city} aktuell eine Unwetterwarnung?",
-        "Warnt der DWD gerade vor Sturm oder Gewitter in {city}?",
+    terse=("Aktuelle Wetterdaten für {city}, bitte.", "Wetter in {city} gerade?"),
+)
+SLUG_AIR = bank(
+    formal=(
+        "Wie hoch ist die Feinstaubbelastung derzeit in {city}?",
+        "Wie steht es um die Luftqualität in {city}?",
     ),
-    "pollen-uv": (
-        "Wie hoch ist die Pollenbelastung in {city} heute?",
-        "Wie stark ist der UV-Index in {city}?",
+    colloquial=(
+        "Wie sauber ist die Luft gerade in {city}?",
+        "Zeig mir mal die Luftmesswerte für {city}.",
     ),
-    "fire-danger": ("Wie hoch ist die Waldbrandgefahr rund um {city}?",),
-    "bathing-water": ("Wie gut ist die Wasserqualität der Badestellen in {city}?",),
-    "station-facilities": ("Funktionieren die Aufzüge und Rolltreppen am Bahnhof in {city}?",),
-    "transit": ("Welche ÖPNV-Haltestellen gibt es in {city}?",),
-    "traffic": ("Gibt es Stau auf den Autobahnen rund um {city}?",),
-    "sharing": (
-        "Wo finde ich in {city} Leihräder oder E-Scooter?",
-        "Welche Sharing-Angebote für Fahrräder gibt es in {city}?",
+    terse=("Aktuelle Luftqualität in {city}?", "Feinstaub in {city} gerade?"),
+)
+SLUG_OVERVIEW = bank(
+    formal=("Geben Sie mir bitte einen Überblick über {city}.", "Welche Daten gibt es zu {city}?"),
+    colloquial=(
+        "Was gibt es alles über {city} zu wissen?",
+        "Fass mir doch mal das Wichtigste zu {city} zusammen.",
     ),
-    "icu-live": ("Wie viele Intensivbetten sind in {city} gerade frei?",),
-    "water-level": ("Wie hoch ist der Pegelstand des Flusses in {city}?",),
-    "flood": (
-        "Gibt es in {city} gerade eine Hochwasserwarnung?",
-        "Droht in {city} Hochwasser?",
+    terse=("Einen Überblick über {city}, bitte.", "Alles Wissenswerte zu {city}?"),
+)
+EXONYM_WEATHER = bank(
+    formal=(
+        "Laut der englischen Einladung findet das Treffen in „{city}“ statt. Wie warm ist es "
+        "dort gerade?",
     ),
-    "geo": ("Wie verlaufen die Stadtgrenzen von {city}? Ich brauche die Geodaten.",),
-    "demographics": ("Wie ist die Altersstruktur der Bevölkerung in {city}?",),
-    "indicators": ("Welche sozioökonomischen Kennzahlen gibt es für {city}?",),
-    "unemployment": (
-        "Wie hoch ist die Arbeitslosigkeit in {city}?",
-        "Wie viele Arbeitslose hat {city}?",
+    colloquial=("Auf meinem Flugticket steht als Ziel „{city}“. Wie ist dort gerade das Wetter?",),
+)
+EXONYM_AIR = bank(
+    formal=("Im englischen Reiseführer steht „{city}“. Wie sauber ist dort gerade die Luft?",),
+    colloquial=(
+        "Meine Kollegin aus London schreibt, sie sei gerade in „{city}“. Wie ist die "
+        "Luftqualität dort?",
     ),
-    "tourism": ("Wie viele Übernachtungen zählt der Tourismus in {city}?",),
-    "construction": ("Wie viele Baugenehmigungen wurden in {city} erteilt?",),
-    "accidents": ("Wie viele Verkehrsunfälle gab es in {city}?",),
-    "crime-stats": ("Wie hoch ist die Kriminalität in {city}?",),
-    "vehicle-registrations": (
-        "Wie viele Autos sind in {city} zugelassen, wie viele davon elektrisch?",
+)
+EXONYM_OVERVIEW = bank(
+    formal=(
+        "Ich habe ein Jobangebot aus „{city}“ bekommen, die Anzeige ist auf Englisch. Geben Sie "
+        "mir bitte einen Überblick über die Stadt.",
     ),
-    "election": ("Wie hat {city} bei der letzten Wahl abgestimmt?",),
-    "holidays": ("Wann sind in {city} die nächsten Feiertage und Schulferien?",),
-    "energy": ("Welche Energieanlagen gibt es in {city}, also Windräder, PV und so?",),
-    "power-load": ("Wie hoch ist die Netzlast im Stromnetz für {city} gerade?",),
-    "solar": ("Wie viel Sonneneinstrahlung bekommt {city}, was bringt eine Solaranlage dort?",),
-    "solar-roofs": ("Gibt es für {city} ein Solarkataster für Dachflächen?",),
-    "land-values": (
-        "Wie hoch sind die Bodenrichtwerte in {city}?",
-        "Was kostet Bauland in {city} laut Bodenrichtwert?",
+    colloquial=(
+        "Ein Freund aus Sydney zieht nach „{city}“. Was kann ich ihm alles über die Stadt "
+        "erzählen?",
     ),
-    "tax-rates": ("Wie hoch ist der Gewerbesteuer-Hebesatz in {city}?",),
-    "business-registrations": ("Wie viele Gewerbeanmeldungen gab es zuletzt in {city}?",),
-    "insolvencies": ("Wie viele Insolvenzen gab es in {city}?",),
-    "events": ("Welche Veranstaltungen finden demnächst in {city} statt?",),
-    "playgrounds": ("Wo sind Spielplätze in {city}?",),
-    "drinking-water": ("Wo gibt es in {city} öffentliche Trinkbrunnen?",),
-    "public-toilets": ("Wo finde ich in {city} eine öffentliche Toilette?",),
-    "markets": ("Wann und wo sind Wochenmärkte in {city}?",),
-    "parcel-lockers": ("Wo sind Packstationen in {city}?",),
-    "post-offices": ("Wo ist in {city} eine Postfiliale?",),
-    "post-boxes": ("Wo steht in {city} ein Briefkasten?",),
-    "public-wifi": ("Gibt es in {city} öffentliches WLAN?",),
-    "recycling-centres": ("Wo ist der nächste Wertstoffhof in {city}?",),
-    "government-offices": ("Wo sind die Bürgerämter in {city}?",),
-    "heritage": (
-        "Welche Baudenkmäler gibt es in {city}?",
-        "Zeig mir die denkmalgeschützten Gebäude in {city}.",
+)
+
+
+@dataclass(frozen=True)
+class PoiNouns:
+    """The forms a POI type takes in a question (each list is used in turn)."""
+
+    plurals: tuple[str, ...]
+    ones: tuple[str, ...]
+
+
+POI_NOUNS: dict[str, PoiNouns] = {
+    "pharmacy": PoiNouns(("Apotheken",), ("eine Apotheke",)),
+    "restaurant": PoiNouns(
+        ("Restaurants", "Gaststätten", "Lokale"), ("ein Restaurant", "ein Lokal")
     ),
-    "tree-cadastre": ("Wie viele Straßenbäume stehen in {city} laut Baumkataster?",),
-    "public-tenders": ("Welche öffentlichen Ausschreibungen hat {city} gerade laufen?",),
-    "bike-counts": (
-        "Wie viele Radfahrer zählen die Radzählstellen in {city}?",
-        "Was messen die Fahrrad-Zählstellen in {city}?",
+    "police": PoiNouns(
+        ("Polizeiwachen", "Polizeireviere", "Polizeidienststellen"),
+        ("eine Polizeiwache", "ein Polizeirevier"),
     ),
-    "district-heating": (
-        "Gibt es in {city} Fernwärme?",
-        "Wie groß ist das Fernwärmenetz in {city}?",
+    "kindergarten": PoiNouns(
+        ("Kitas", "Kindergärten", "Kindertagesstätten"), ("eine Kita", "einen Kindergarten")
     ),
-    "road-events": ("Welche Baustellen gibt es gerade in der Innenstadt von {city}?",),
+}
+POI_GENERIC = bank(
+    formal=(
+        "Welche {plural} gibt es in {city}?",
+        "Können Sie mir die {plural} in {city} nennen?",
+        "Wo gibt es in {city} {plural}?",
+    ),
+    colloquial=(
+        "Ich bin neu in {city} und suche {one}. Wo gibt's da welche?",
+        "Welche {plural} kennst du in {city}?",
+        "Wo find ich in {city} {one}?",
+    ),
+    terse=("{plural} in {city}?", "Liste der {plural} in {city}, bitte."),
+)
+POI_SPECIFIC: dict[str, tuple[Phrase, ...]] = {
+    "pharmacy": bank(
+        colloquial=(
+            "Mir sind die Kopfschmerztabletten ausgegangen. Wo gibt's in {city} eine Apotheke?",
+        )
+    ),
+    "restaurant": bank(formal=("Wo kann man in {city} essen gehen?",)),
+    "police": bank(
+        formal=("Ich möchte in {city} eine Anzeige erstatten. Wo finde ich eine Polizeiwache?",)
+    ),
+    "kindergarten": bank(
+        colloquial=("Wir ziehen mit unserer Tochter nach {city}. Welche Kitas gibt es dort?",)
+    ),
 }
 
-POI_PHRASES: dict[str, tuple[str, ...]] = {
-    "pharmacy": (
-        "Welche Apotheken gibt es in {city}?",
-        "Wo ist in {city} eine Apotheke?",
-    ),
-    "school": ("Welche Schulen gibt es in {city}?", "Liste mir die Schulen in {city} auf."),
-    "restaurant": (
-        "Wo kann man in {city} essen gehen? Welche Restaurants gibt es?",
-        "Restaurants in {city}?",
-    ),
-    "police": (
-        "Wo sind Polizeiwachen in {city}?",
-        "Wo finde ich in {city} eine Polizeidienststelle?",
-    ),
-    "kindergarten": (
-        "Welche Kitas gibt es in {city}?",
-        "Wir suchen einen Kindergarten in {city}. Welche gibt es?",
-    ),
-}
-
-# compare resource -> phrasings with {cities} (an enumeration "A, B und C").
-COMPARE_PHRASES: dict[str, tuple[str, ...]] = {
+# compare resource -> templates; {cities_or} for either-or questions, {cities_and} for sets.
+COMPARE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     "weather": (
-        "Vergleiche das aktuelle Wetter in {cities}.",
-        "Wo ist es gerade wärmer: {cities}?",
+        *bank(
+            formal=("Vergleichen Sie bitte das aktuelle Wetter in {cities_and}.",),
+            terse=("Wetter im Vergleich: {cities_and}?",),
+        ),
+        *sized(2, bank(colloquial=("Wo ist es gerade wärmer: in {cities_or}?",))),
+        *sized(3, bank(colloquial=("Wo ist es gerade am wärmsten: in {cities_or}?",))),
     ),
     "air": (
-        "Wo ist die Luft gerade besser: {cities}?",
-        "Vergleiche die Luftqualität von {cities}.",
+        *bank(
+            formal=("Vergleichen Sie bitte die Luftqualität in {cities_and}.",),
+            terse=("Feinstaub im Vergleich: {cities_and}?",),
+        ),
+        *sized(2, bank(colloquial=("Wo ist die Luft gerade sauberer: in {cities_or}?",))),
+        *sized(3, bank(colloquial=("Wo ist die Luft gerade am saubersten: in {cities_or}?",))),
     ),
-    "unemployment": ("Wie unterscheiden sich {cities} bei der Arbeitslosigkeit?",),
-    "tourism": ("Vergleiche die Übernachtungszahlen im Tourismus von {cities}.",),
-    "demographics": ("Stell die Bevölkerungsstruktur von {cities} gegenüber.",),
-    "weather-warnings": ("Gibt es in {cities} gerade Unwetterwarnungen? Bitte im Vergleich.",),
+    "unemployment": (
+        *bank(
+            formal=("Wie unterscheiden sich {cities_and} bei der Arbeitslosenquote?",),
+            terse=("Arbeitslosenquoten in {cities_and} im Vergleich?",),
+        ),
+        *sized(2, bank(colloquial=("Wo ist die Arbeitslosenquote niedriger: in {cities_or}?",))),
+    ),
+    "tourism": (
+        *bank(
+            formal=("Vergleichen Sie die Übernachtungszahlen von {cities_and}.",),
+            terse=("Touristische Übernachtungen in {cities_and} im Vergleich?",),
+        ),
+        *sized(2, bank(colloquial=("Welche Stadt hatte mehr Übernachtungen: {cities_or}?",))),
+    ),
+    "demographics": (
+        *bank(
+            formal=(
+                "Stellen Sie bitte die Durchschnittsmieten laut Zensus für {cities_and} gegenüber.",
+            ),
+            terse=("Zensus-Haushaltszahlen in {cities_and} im Vergleich?",),
+        ),
+        *sized(
+            2,
+            bank(colloquial=("Wo ist die Durchschnittsmiete laut Zensus höher: in {cities_or}?",)),
+        ),
+    ),
+    "weather-warnings": bank(
+        formal=("Für welche der Städte {cities_and} gelten gerade Unwetterwarnungen?",),
+        colloquial=("Muss man in {cities_and} gerade mit Unwetter rechnen?",),
+        terse=("Unwetterwarnungen im Vergleich: {cities_and}?",),
+    ),
+    "indicators": (
+        *bank(
+            formal=("Vergleichen Sie die Kaufkraft pro Einwohner in {cities_and}.",),
+            terse=("Kaufkraft pro Einwohner: {cities_and} im Vergleich?",),
+        ),
+        *sized(2, bank(colloquial=("Wo ist die Kaufkraft höher: in {cities_or}?",))),
+    ),
+    "charging-status": (
+        *bank(
+            formal=("Vergleichen Sie bitte die freien Ladepunkte in {cities_and}.",),
+            terse=("Freie Ladepunkte in {cities_and} im Vergleich?",),
+        ),
+        *sized(
+            2, bank(colloquial=("In welcher Stadt sind gerade mehr Ladepunkte frei: {cities_or}?",))
+        ),
+    ),
 }
 
-DEPARTURES = (
-    "Wann fahren die nächsten Züge ab {station}?",
-    "Welche Abfahrten gibt es gleich am Bahnhof {station}?",
-    "Ich stehe in {station}. Was fährt als Nächstes?",
+DEPARTURES = bank(
+    formal=(
+        "Wann fahren die nächsten Züge ab {station}?",
+        "Welche Abfahrten stehen in Kürze am Bahnhof {station} an?",
+    ),
+    colloquial=(
+        "Ich steh grad am Bahnhof {station}. Was fährt als Nächstes?",
+        "Hat mein Zug ab {station} Verspätung? Zeig mir mal die Abfahrten dort.",
+    ),
+    terse=("Nächste Abfahrten ab {station}?",),
 )
-ARRIVALS = (
-    "Welche Züge kommen in der nächsten Zeit in {station} an?",
-    "Hat der Zug nach {station} Verspätung? Zeig mir die Ankünfte dort.",
+ARRIVALS = bank(
+    formal=(
+        "Welche Züge kommen in der nächsten Zeit in {station} an?",
+        "Welche Ankünfte sind am Bahnhof {station} in Kürze zu erwarten?",
+    ),
+    colloquial=("Ich hol jemanden in {station} ab. Welche Züge kommen da bald an?",),
+    terse=("Ankünfte in {station}, bitte.",),
 )
 
 
-def enumerate_de(names: list[str]) -> str:
-    """'A', 'A und B', 'A, B und C'."""
+def enumerate_de(names: list[str], conjunction: str = "und") -> str:
+    """'A', 'A und B', 'A, B und C' (or with 'oder' for an either-or question)."""
     if len(names) == 1:
         return names[0]
-    return ", ".join(names[:-1]) + " und " + names[-1]
+    return ", ".join(names[:-1]) + f" {conjunction} " + names[-1]
+
+
+def opening(text: str) -> str:
+    """The first word of a question or template, lower-cased ('{city}' and '#' stay as they are)."""
+    words = text.split()
+    return words[0].strip(",.:;?!„“\"'").casefold() if words else ""

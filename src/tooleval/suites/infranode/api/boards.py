@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
+from tooleval.namefold import name_matches
 from tooleval.suites.infranode.api.facts import (
     Station,
     fixed_city_boards,
@@ -13,7 +14,6 @@ from tooleval.suites.infranode.api.facts import (
     stations_by_city,
 )
 from tooleval.suites.infranode.api.seeded import Dice
-from tooleval.suites.infranode.api.slugs import name_matches
 
 MAX_BOARD_ENTRIES = 40
 DERIVED_BOARD_MAX_EVAS = 6

@@ -7,35 +7,14 @@ resolve; they only feed the "Meintest du ...?" hint of the 404.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from difflib import SequenceMatcher
 from functools import cache
 
+from tooleval.namefold import fold_variants, name_matches
 from tooleval.suites.infranode.api.facts import aliases, cities
 
-_UMLAUT_E = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-_UMLAUT_PLAIN = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
-_SEPARATORS = re.compile(r"[\s_/.,()\[\]'’-]+")
-
-
-def _ascii(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if ch.isascii() and not unicodedata.combining(ch))
-
-
-def _hyphenate(text: str) -> str:
-    return _SEPARATORS.sub("-", text).strip("-")
-
-
-def fold_variants(name: str) -> tuple[str, ...]:
-    """The lookup keys of a name: umlauts as ae/oe/ue and as plain vowels, hyphenated ASCII."""
-    base = unicodedata.normalize("NFC", name.strip()).casefold()
-    keys = (
-        _hyphenate(_ascii(base.translate(_UMLAUT_E))),
-        _hyphenate(_ascii(base.translate(_UMLAUT_PLAIN))),
-    )
-    return tuple(dict.fromkeys(key for key in keys if key))
+__all__ = ["fold_variants", "name_matches", "nearest_slug", "resolve_slug"]
 
 
 @cache
@@ -81,10 +60,3 @@ def nearest_slug(name: str) -> str | None:
         if score > best_score:
             best_slug, best_score = slug, score
     return best_slug
-
-
-def name_matches(query: str, name: str) -> bool:
-    """Umlaut-tolerant substring match (``munchen`` and ``muenchen`` both hit "München Hbf")."""
-    query_keys = fold_variants(query)
-    name_keys = fold_variants(name)
-    return any(q in n for q in query_keys for n in name_keys)
