@@ -140,6 +140,26 @@ def test_a_verdict_nested_under_verdict_is_read_too(folder: Path) -> None:
     assert row["checks"] == steps and "verdict" not in row["score"] and "steps" not in row
 
 
+def test_an_episode_row_shows_the_final_answer_check_and_the_judge(folder: Path) -> None:
+    from dataclasses import replace
+
+    run = conversation(folder, EPISODES_RUN)
+    rows, _ = rows_of(run)
+    recorded = {item["task_id"]: item for item in items(folder / f"{EPISODES_RUN}.json")}
+    claims = recorded["resource_key-001"]["score"]["claims"]
+    assert claims and rows["resource_key-001"]["claims"] == claims
+    assert "claims" not in rows["resource_key-001"]["score"]  # shown in its own table
+    assert "judge" not in rows["resource_key-001"]  # no judge was asked
+    raw = dict(next(r for r in run.item_json if r["task_id"] == "resource_key-001"))
+    prompt = [{"role": "system", "content": "Du prüfst …"}]
+    raw["judge"] = {"verdict": "incorrect", "reason": "Der Preis gilt für E10.", "prompt": prompt}
+    judged, _ = rows_of(replace(run, item_json=(raw,)))
+    assert judged["resource_key-001"]["judge"] == {
+        "verdict": "incorrect",
+        "reason": "Der Preis gilt für E10.",
+    }
+
+
 def test_a_planned_conversation_without_a_record_is_not_run(folder: Path, tmp_path: Path) -> None:
     document = json.loads((folder / f"{EPISODES_RUN}.json").read_text(encoding="utf-8"))
     dropped = document["items"].pop()

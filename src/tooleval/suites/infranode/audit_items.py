@@ -229,7 +229,8 @@ def check_prompt_leak(task: Task, context: AuditContext) -> list[str]:
 
 
 def check_two_step(task: Task, context: AuditContext) -> list[str]:
-    """The station is named in the question and is not on its city's main-station board."""
+    """The station is named in the question and is not on its city's main-station board; the
+    item states which board it asks for (departures or arrivals)."""
     target = task.provenance.get("target_station")
     if task.category != "two_step":
         return []
@@ -237,6 +238,8 @@ def check_two_step(task: Task, context: AuditContext) -> list[str]:
         return ["no target_station in the provenance"]
     name = str(target.get("name") or "")
     problems = [] if name and name in task.question else ["the station is not named"]
+    if target.get("board") not in ("departures", "arrivals"):
+        problems.append("target_station.board is not 'departures' or 'arrivals'")
     board = execute_tool(
         context.transport,
         "get_city_data",

@@ -284,7 +284,8 @@ class Generator:
                 else:
                     went = first[station["eva"]] in phrasing.DEPARTURES
                     phrase = picker.pick(phrasing.ARRIVALS if went else phrasing.DEPARTURES)
-                target = {"eva": station["eva"], "name": station["name"]}
+                board = "departures" if phrase in phrasing.DEPARTURES else "arrivals"
+                target = {"eva": station["eva"], "name": station["name"], "board": board}
                 yield Candidate(
                     phrase.text.format(station=station["name"]),
                     ToolCall("stations", {"slug": city.slug}),
