@@ -94,6 +94,14 @@ def test_condition_words_and_negations(slug: str) -> None:
     assert verdict(question, wrong, call) == "contradicted"
 
 
+def test_a_city_name_is_not_read_as_a_weather_word() -> None:
+    """ "Regensburg" holds "regen", but names the city: no rain claim in "In Regensburg"."""
+    call = ToolCall("weather", {"slug": "regensburg"})
+    w = payload("weather", slug="regensburg")
+    answer = f"In Regensburg sind es {de(w['temperature_c'])} °C."
+    assert verdict("Wie warm ist es in Regensburg?", answer, call) == "success"
+
+
 def test_another_citys_value_is_a_contradiction() -> None:
     mannheim = ToolCall("weather", {"slug": "mannheim"})
     munich = ToolCall("weather", {"slug": "muenchen"})

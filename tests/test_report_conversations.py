@@ -87,7 +87,8 @@ def test_episode_rows_are_the_conversations_of_the_file(folder: Path) -> None:
     system = rows["routing_named-001"]["transcript"][0]
     assert texts[system["text"]] == recorded["routing_named-001"]["transcript"][0]["content"]
     tool = rows["routing_named-001"]["transcript"][3]
-    assert (tool["role"], tool["name"], tool["tool_call_id"]) == ("tool", "weather", "call_1_0")
+    gold_tool = INFRANODE["routing_named-001"].gold.name
+    assert (tool["role"], tool["name"], tool["tool_call_id"]) == ("tool", gold_tool, "call_1_0")
 
 
 def test_an_episode_shows_its_first_call_against_the_gold_call(folder: Path) -> None:

@@ -256,6 +256,7 @@ def check_answer(
     dates = [d for d in german.calendar_dates(text) if not _inside(ctx, d.start)]
     times = [t for t in german.clock_times(text) if not _inside(ctx, t.start)]
     ctx.hidden += [(d.start, d.end) for d in dates] + [(t.start, t.end) for t in times]
+    ctx.hidden += [(m.start, m.end) for m in named if m.city]  # no "regen" in "Regensburg"
     claims = [*names, *(check_date(ctx, d) for d in dates), *(check_time(ctx, t) for t in times)]
     claims += term_claims(ctx, asked)
     for quantity in german.quantities(text, ctx.hidden):
