@@ -248,7 +248,8 @@ def _score(data: Mapping[str, Any]) -> ItemScore | None:
     if unknown:
         raise RecordError(f"field 'score' has unknown entries: {', '.join(unknown)}")
     values: dict[str, Any] = {name: _flag(raw, name) for name in raw}
-    if None in values.values():
+    optional = {f.name for f in fields(ItemScore) if f.default is None}  # format_ok
+    if any(value is None and name not in optional for name, value in values.items()):
         raise RecordError("field 'score' holds a null")
     try:
         return ItemScore(**values)
@@ -270,6 +271,7 @@ def _parsed(data: Mapping[str, Any]) -> ParseResult | None:
         tuple(ToolCall(c["name"], c["arguments"]) for c in calls),
         _field(raw, "reason", str),
         _field(raw, "extractor", str),
+        bool(_field(raw, "exact", bool)),
     )
 
 
