@@ -4,6 +4,7 @@ with the scripted fake backend."""
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,10 @@ def run(
     provider = make_fake(*replies)
     config = RunConfig(backend="fake", mode=mode, max_rounds=rounds, concurrency=1)
     records: list[ConversationRecord] = []
-    config = RunConfig(**{**config.__dict__, "task_ids": (task_id,)})
-    run_conversations(config, provider, suite=SUITE, on_record=records.append, extra=None)
+    with tempfile.TemporaryDirectory() as tmp:  # never the working directory's results/
+        output = Path(tmp) / "e.json"
+        config = RunConfig(**{**config.__dict__, "task_ids": (task_id,), "output": output})
+        run_conversations(config, provider, suite=SUITE, on_record=records.append, extra=None)
     return records[0], provider
 
 

@@ -3,15 +3,15 @@
 - every category: the episode needs a call that the API answers as it answers the gold call
   (``same_answer``; for not_covered that includes the asked city and data type), then a final
   answer that passes the grounding check (``grounding``) against what the model was shown;
-- ``two_step``: the board the item asks for (``target_station.board``: departures or
-  arrivals) must be asked for the target station — any EVA number of the target's entry in a
-  fetched station list (a station with several EVA numbers has one board) — after a station
-  list was fetched, or directly for the target's own EVA number (a model that knows it gets
-  exactly what was asked, as in single-call scoring). An earlier board of another station or direction that the model then
-  corrects is a wasted call, not a failure. Otherwise ``wrong_order`` (no list before the
-  board), ``hallucinated_eva`` (an EVA in no fetched list), ``wrong_station`` (another
-  station of the list), ``wrong_board`` (the target's other board: arrivals for a question
-  about departures or the reverse), or ``incomplete`` (the list but no board);
+- ``two_step``: the board the item asks for (``target_station.board``: departures or arrivals)
+  must be asked for the target station — any EVA number of the target's entry in a fetched
+  station list (a station with several EVA numbers has one board) — after a station list was
+  fetched, or directly for the target's own EVA number (a model that knows it gets exactly what
+  was asked, as in single-call scoring). An earlier board of another station or direction that
+  the model then corrects is a wasted call, not a failure. Otherwise ``wrong_order`` (no list
+  before the board), ``hallucinated_eva`` (an EVA in no fetched list), ``wrong_station``
+  (another station of the list), ``wrong_board`` (the target's other board: arrivals for a
+  question about departures or the reverse), or ``incomplete`` (the list but no board);
 - ``not_covered``: the answer must report the gap for the asked city and data type
   (``gaps``) and claim nothing the results do not hold (else ``invented_data``);
 - ``compare_multi``: one ``compare`` call, not one call per city (``per_city_calls``), and a
