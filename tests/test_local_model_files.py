@@ -232,3 +232,17 @@ def test_report_pairs_free_and_constrained_runs_of_one_model(tmp_path: Path) -> 
     [pair] = report.comparisons
     assert (pair.a, pair.b, pair.n) == ("m-free", "m-constrained", 3)
     assert pair.a_rate.value == 0.0 and pair.b_only >= 1  # at least the first task is right
+
+
+def test_resume_refuses_to_mix_free_and_constrained_answers(tmp_path: Path) -> None:
+    from tooleval.providers.fake import FakeProvider, FakeReply
+    from tooleval.runner import ResumeError, RunConfig, run_suite
+
+    output = tmp_path / "m.json"
+    free = RunConfig(backend="fake", model="m", limit=2, output=output)
+    run_suite(free, FakeProvider([FakeReply(text="Hannover")]))
+    constrained = RunConfig(
+        backend="fake", model="m", limit=2, output=output, resume=True, decoding="constrained"
+    )
+    with pytest.raises(ResumeError, match="decoding"):
+        run_suite(constrained, FakeProvider([FakeReply(text="Hannover")]))
