@@ -1,21 +1,73 @@
-"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours."""
+"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours.
+
+Like a real server, it reports the size of the prompt it built from each request: every
+answer's ``usage.prompt_tokens`` is a count of the request's messages and, when the server
+renders them, its tools (4 characters a token). ``tools`` says when it does: ``honoured``
+(always), ``dropped`` (never: a server that ignores the ``tools`` array) or
+``with_tool_choice`` (only when the request names a ``tool_choice``, as llama-cpp-python's
+``chatml-function-calling`` format does).
+"""
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Mapping
-from typing import Any
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Literal
 
-from .base import Reply, ScriptedServer, truncated
+from .base import Received, Reply, ScriptedServer, truncated
+
+ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"]
 
 
-def serve(*replies: Reply) -> ScriptedServer:
+class OpenAIServer(ScriptedServer):
+    """A scripted chat-completions server that counts the prompts it is sent."""
+
+    def __init__(self, replies: Iterable[Reply], tools: ToolPolicy = "honoured") -> None:
+        super().__init__(
+            replies,
+            lambda method, path: method == "POST" and path == "/v1/chat/completions",
+            prefix="/v1",
+        )
+        self.tools = tools
+
+    def _answer(self, number: int, record: Received) -> Reply:
+        reply = super()._answer(number, record)
+        body = reply.body
+        if not isinstance(body, dict) or not isinstance(body.get("usage"), dict):
+            return reply
+        if not isinstance(record.body, dict):
+            return reply
+        body = copy.deepcopy(body)
+        rendered = renders_tools(record.body, self.tools)
+        body["usage"]["prompt_tokens"] = prompt_size(record.body, rendered)
+        return replace(reply, body=body)
+
+    def __enter__(self) -> OpenAIServer:
+        super().__enter__()
+        return self
+
+
+def renders_tools(request: Mapping[str, Any], policy: ToolPolicy) -> bool:
+    if not request.get("tools") or policy == "dropped":
+        return False
+    return policy == "honoured" or "tool_choice" in request
+
+
+def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
+    """Tokens of the prompt a server builds from ``request``: 4 characters a token."""
+    messages = request.get("messages") or []
+    text = "".join(f"<|{m.get('role')}|>{m.get('content') or ''}" for m in messages)
+    if with_tools:
+        text += json.dumps(request.get("tools"), ensure_ascii=False)
+    return max(1, math.ceil(len(text) / 4))
+
+
+def serve(*replies: Reply, tools: ToolPolicy = "honoured") -> OpenAIServer:
     """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``)."""
-    return ScriptedServer(
-        replies,
-        lambda method, path: method == "POST" and path == "/v1/chat/completions",
-        prefix="/v1",
-    )
+    return OpenAIServer(replies, tools)
 
 
 def completion(message: Mapping[str, Any], finish_reason: str = "stop", **usage: Any) -> Any:

@@ -251,6 +251,10 @@ def run_flags() -> argparse.ArgumentParser:
     g.add_argument("--temperature", type=non_negative_float, default=0.0)
     g.add_argument("--seed", type=int, default=None)
     g.add_argument("--reasoning", type=reasoning, default=None, help="off|low|medium|high|N")
+    g.add_argument(
+        "--no-tools-check", dest="tools_check", action="store_false",
+        help="native mode: do not check that the server put the tools into the prompt",
+    )  # fmt: skip
     s = p.add_argument_group("items")
     s.add_argument("--limit", type=positive_int, default=None, metavar="N", help="first N tasks")
     s.add_argument("--repeats", type=positive_int, default=1, metavar="K")
@@ -348,6 +352,7 @@ def config_from_args(
         max_rounds=getattr(args, "max_rounds", 4),
         categories=tuple(args.category or ()),
         task_ids=tuple(args.case),
+        tools_check=args.tools_check,
         **extra,
     )
 

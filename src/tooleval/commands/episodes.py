@@ -17,6 +17,7 @@ from rich.table import Table
 
 from tooleval.commands import COMMANDS
 from tooleval.commands.common import (
+    EXIT_FAILED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -33,6 +34,7 @@ from tooleval.commands.common import (
 from tooleval.commands.console import headline_rows, lead_names
 from tooleval.records import ConversationRecord
 from tooleval.runner import load_run_suite, run_conversations
+from tooleval.runner.toolcheck import ToolsNotDelivered
 from tooleval.suites import SUITE_NAMES
 
 NAME = "episodes"
@@ -99,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         document = run_conversations(config, provider, suite=suite, on_record=progress)
+    except ToolsNotDelivered as exc:
+        return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
     except ValueError as exc:
         return fail(NAME, exc)
     except KeyboardInterrupt:

@@ -102,7 +102,11 @@ def _apply_reasoning(body: dict[str, Any], value: str | None, preset: Preset | N
 def build_openai_body(
     request: GenerationRequest, model: str, preset: Preset | None = None
 ) -> dict[str, Any]:
-    """The JSON body of one chat-completions request (tools only in native mode)."""
+    """The JSON body of one chat-completions request (tools only in native mode).
+
+    Tools always go with an explicit ``tool_choice`` (``"auto"``, the OpenAI default, unless
+    the preset says otherwise): llama-cpp-python's ``chatml-function-calling`` leaves the tools
+    out of the prompt when a request has none (docs/backends/llama-cpp.md)."""
     body: dict[str, Any] = {
         "model": model,
         "messages": render_openai_messages(request.messages),
@@ -111,6 +115,9 @@ def build_openai_body(
     }
     if request.tools:
         body["tools"] = [tool.to_openai() for tool in request.tools]
+        choice = preset.tool_choice if preset else "auto"
+        if choice is not None:
+            body["tool_choice"] = choice
     if request.seed is not None and (preset is None or preset.supports_seed):
         body["seed"] = request.seed
     if request.stop:

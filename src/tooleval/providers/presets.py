@@ -25,7 +25,8 @@ class Preset:
     the temperature whenever reasoning is switched on. ``chat_path`` is the chat endpoint's
     path below ``base_url``; ``body_fields`` (when set) are the only body fields sent (a proxy
     that fixes everything else server-side). ``default_model`` is used when no model is given;
-    ``rpm`` is the per-minute limit runs pace themselves under by default.
+    ``rpm`` is the per-minute limit runs pace themselves under by default. ``tool_choice`` is
+    sent with every request that offers tools (None: not sent).
     """
 
     name: str
@@ -43,6 +44,7 @@ class Preset:
     body_fields: frozenset[str] | None = None
     default_model: str | None = None
     rpm: float | None = None
+    tool_choice: str | None = "auto"
 
     @property
     def needs_key(self) -> bool:

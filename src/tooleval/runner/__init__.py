@@ -40,6 +40,7 @@ from tooleval.runner.results import (
     now_iso,
     write_results,
 )
+from tooleval.runner.toolcheck import guard_tools, tools_check_section
 from tooleval.suites import Suite, load_suite
 
 __all__ = [
@@ -193,6 +194,7 @@ def run_suite(
             on_record(record)
 
     control = RunControl(config.policy)
+    checked, guard = guard_tools(provider, config, control)
     sessions = [
         ItemSession(task, repeat, suite, config)
         for repeat in range(config.repeats)
@@ -201,10 +203,11 @@ def run_suite(
     ]
     started = now_iso()
     try:
-        Dispatcher(provider, control, finish).run(sessions)
+        Dispatcher(checked, control, finish).run(sessions)
     finally:
         journal.close()
         document = build_results(config, suite, tasks, records, started, control.stop_reason)
+        document["tools_check"] = tools_check_section(guard)
         write_results(output, document)
     return document
 
@@ -235,6 +238,7 @@ def run_conversations(
             on_record(record)
 
     control = RunControl(config.policy)
+    checked, guard = guard_tools(provider, config, control)
     sessions: Sequence[Conversation] = [
         Conversation(task, repeat, suite, config)
         for repeat in range(config.repeats)
@@ -242,11 +246,12 @@ def run_conversations(
     ]
     started = now_iso()
     try:
-        Dispatcher(provider, control, finish).run(sessions)
+        Dispatcher(checked, control, finish).run(sessions)
     finally:
         document = build_conversation_results(
             config, suite, tasks, records, started, control.stop_reason
         )
+        document["tools_check"] = tools_check_section(guard)
         document.update(extra or {})
         write_results(default_results_path(config), document)
     return document

@@ -26,7 +26,8 @@ class RunConfig:
     environment (``api_key_env`` is only the variable's name).
 
     ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
-    the suite (InfraNode: ``api_base_url``; Cesium: ``router``).
+    the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``tools_check`` checks that
+    an OpenAI-compatible server put the tools into the prompt (``runner.toolcheck``).
     """
 
     suite: str = "infranode"
@@ -57,6 +58,7 @@ class RunConfig:
     categories: tuple[str, ...] = ()
     task_ids: tuple[str, ...] = ()
     suite_options: tuple[tuple[str, str], ...] = ()
+    tools_check: bool = True
 
     @property
     def policy(self) -> RequestPolicy:
