@@ -143,6 +143,7 @@ def found(report: AuditReport, task_id: str | None, check: str, text: str) -> li
         # unnatural German
         ("compare_multi-003", "either_or", "'oder'"),
         ("compare_multi-004", "one_sentence", "one sentence"),
+        ("routing_broad-006", "city_word", "'Essen' reads as das Essen"),
         # suite-wide: slug_resolution coverage, copied templates, thin variety
         (None, "kind_variety", "slug_resolution: 2 distinct of 5"),
         (None, "template_shared", "routing_named, slug_resolution"),
@@ -158,6 +159,29 @@ def test_each_defect_of_suite_1_0_0_is_found(
     assert found(old_report, task_id, check, text), [
         d for d in old_report.defects if d.check == check
     ]
+
+
+def test_the_second_review_of_2_0_0_is_enforced() -> None:
+    """A city that is also a word is named as a place; no template asks for a forecast, a
+    rating or a panorama; the unnatural templates of the first 2.0.0 draft are gone."""
+    from tooleval.suites.infranode import phrasing, phrasing_keys
+    from tooleval.suites.infranode.audit_items import item_defects
+
+    shipped = next(t for t in load_tasks() if t.gold.arguments.get("slug") == "essen")
+    topic = Task(shipped.id, shipped.category, "Überblick über Essen?", shipped.gold, "2.0.0")
+    context = AuditContext(load_tools(), (), REPLICA, SUITE_VERSION)
+    assert [d.check for d in item_defects(topic, context, ("city_word",))] == ["city_word"]
+    banks = [phrasing.OVERVIEW, phrasing.WEATHER, phrasing.POI_GENERIC, phrasing.SLUG_WEATHER]
+    banks += [*phrasing.POI_SPECIFIC.values(), *phrasing_keys.RESOURCE_PHRASES.values()]
+    texts = {p.text for bank in banks for p in bank}
+    assert not texts & {
+        "Rundumblick auf {city}, bitte.",
+        "Mit wie viel Wind muss man in {city} gerade rechnen?",
+        "Wo kann man in {city} gut essen gehen?",
+        "Ich bin gerade in {city} und suche {one}. Wo gibt's da welche?",
+        "Welche Temperatur hat es momentan in {city}?",
+        "Sucht {city} gerade Firmen für öffentliche Aufträge? Was ist ausgeschrieben?",
+    }
 
 
 def test_the_reviewed_unnatural_questions_are_gone_from_the_phrase_bank() -> None:

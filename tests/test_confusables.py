@@ -13,6 +13,7 @@ from tooleval.suites.infranode.confusables import (
     mask,
     question_parts,
     table_from_json,
+    unclear_city_names,
     wording_problems,
 )
 from tooleval.suites.infranode.phrasing import Phrase
@@ -111,6 +112,9 @@ def test_every_bank_has_three_registers() -> None:
         ("Welche Feiertage und Schulferien hat #?", "holidays", "Schulferien"),
         ("Wie geht es #?", "overview", "no word names overview"),
         ("Wo finde ich in # die nächste Apotheke?", "poi:pharmacy", "nächste"),
+        ("Wo kann man in # gut essen gehen?", "poi:restaurant", "gut essen"),
+        ("Wo kann man in # essen gehen?", "poi:restaurant", None),
+        ("Rundumblick auf #, bitte.", "overview", "no word names overview"),
     ],
 )
 def test_wording_rule(question: str, subject: str, problem: str | None) -> None:
@@ -141,3 +145,31 @@ def test_broken_table_names_the_file_and_the_subject() -> None:
     bad_shared = {"subjects": {"a": good}, "shared": [{"names": ["b"], "subjects": ["zz"]}]}
     with pytest.raises(ValueError, match=r"t\.json: shared\[0\] names unknown subjects"):
         table_from_json(bad_shared, "t.json")
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "word"),
+    [
+        ("Überblick über Essen?", ["Essen"], "Essen"),
+        ("Essen im Überblick, bitte.", ["Essen"], "Essen"),
+        ("Wer versorgt Essen mit Fernwärme?", ["Essen"], "Essen"),
+        ("Wie unterscheiden sich Essen und Ulm bei der Kaufkraft?", ["Essen", "Ulm"], "Essen"),
+        ("Was weißt du alles über Siegen?", ["Siegen"], "Siegen"),
+        ("Alles Wissenswerte zu Münster?", ["Münster"], "Münster"),
+        ("Ist die Luft in Essen grad okay?", ["Essen"], None),
+        ("Ich zieh bald nach Siegen. Was sollte ich wissen?", ["Siegen"], None),
+        ("Wo ist es am wärmsten: in Ulm, Essen oder Siegen?", ["Ulm", "Essen", "Siegen"], None),
+        ("Welche Aufträge schreibt die Stadt Essen aus?", ["Essen"], None),
+        ("Fass mir das Wichtigste zu Halle (Saale) zusammen.", ["Halle (Saale)"], None),
+        ("Wo kann man in Essen essen gehen?", ["Essen"], None),
+        ("Abfahrten ab Essen-Steele?", ["Essen-Steele"], None),
+    ],
+)
+def test_a_city_that_is_an_everyday_word_is_named_as_a_place(
+    question: str, names: list[str], word: str | None
+) -> None:
+    problems = unclear_city_names(question, names)
+    if word is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith(f"'{word}' reads as ")

@@ -28,12 +28,13 @@ PROMPT = GenerationRequest(
     messages=(Message("system", "Antworte knapp."), Message("user", "Wetter in Köln?"))
 )
 NATIVE = GenerationRequest(messages=PROMPT.messages, tools=(WEATHER,))
+MODEL = "claude-haiku-4-5"  # a budget_tokens model
 
 
 def provider(base_url: str, **kwargs: Any) -> AnthropicProvider:
     env = {"TEST_ANTHROPIC_KEY": KEY}
     return AnthropicProvider(
-        "test-model", base_url=base_url, api_key_env="TEST_ANTHROPIC_KEY", env=env, **kwargs
+        MODEL, base_url=base_url, api_key_env="TEST_ANTHROPIC_KEY", env=env, **kwargs
     )
 
 
@@ -83,7 +84,7 @@ def test_tool_names_outside_anthropics_rules_are_rejected_by_name() -> None:
 )
 def test_reasoning_maps_to_thinking(reasoning: str, thinking: Any, max_tokens: int) -> None:
     request = GenerationRequest(messages=PROMPT.messages, reasoning=reasoning)
-    body = build_anthropic_body(request, "m")
+    body = build_anthropic_body(request, MODEL)
     assert body["thinking"] == thinking
     assert body["max_tokens"] == max_tokens
     assert "temperature" not in body
@@ -167,4 +168,4 @@ def test_prompt_mode_round_trip_sends_the_key_in_one_auth_header() -> None:
     carrying = [name for name, value in received.headers.items() if KEY in value]
     assert carrying in (["authorization"], ["x-api-key"])
     assert received.header("anthropic-version") is not None
-    assert received.body == build_anthropic_body(PROMPT, "test-model")
+    assert received.body == build_anthropic_body(PROMPT, MODEL)

@@ -31,20 +31,25 @@ PROMPT = GenerationRequest(
 )
 NATIVE = GenerationRequest(messages=PROMPT.messages, tools=(WEATHER,), seed=3)
 HISTORY = (
-    Message("user", "Wetter in Köln?"),
+    Message("user", "Wetter in Köln und Bonn?"),
     Message(
-        "assistant", None, tool_calls=(NativeToolCall("get_weather", '{"city": "koeln"}', "c1"),)
+        "assistant",
+        None,
+        tool_calls=(
+            NativeToolCall("get_weather", '{"city": "koeln"}', "c1"),
+            NativeToolCall("get_weather", '{"city": "bonn"}', "c2"),
+        ),
     ),
     Message("tool", '{"temp": 3}', tool_call_id="c1"),
-    Message("tool", "kein JSON", tool_call_id="c1", name="get_weather"),
+    Message("tool", "kein JSON", tool_call_id="c2", name="get_weather"),
 )
+MODEL = "gemini-2.5-flash"
 
 
 def provider(base_url: str, **kwargs: Any) -> GeminiProvider:
     env = {"TEST_GEMINI_KEY": KEY}
-    return GeminiProvider(
-        "test-model", base_url=base_url, api_key_env="TEST_GEMINI_KEY", env=env, **kwargs
-    )
+    options = {"base_url": base_url, "api_key_env": "TEST_GEMINI_KEY", "env": env}
+    return GeminiProvider(MODEL, **options, **kwargs)
 
 
 def failure(reply: Reply, **kwargs: Any) -> ProviderError:
@@ -68,7 +73,7 @@ def camel(value: Any) -> Any:
 
 
 def test_prompt_body_has_system_instruction_and_no_tools() -> None:
-    assert build_gemini_body(PROMPT) == {
+    assert build_gemini_body(PROMPT, MODEL) == {
         "contents": [{"role": "user", "parts": [{"text": "Wetter in Düsseldorf?"}]}],
         "systemInstruction": {"parts": [{"text": "Antworte knapp."}]},
         "generationConfig": {"maxOutputTokens": 160, "temperature": 0.0},
@@ -76,7 +81,7 @@ def test_prompt_body_has_system_instruction_and_no_tools() -> None:
 
 
 def test_native_body_declares_functions_with_json_schema() -> None:
-    body = build_gemini_body(NATIVE)
+    body = build_gemini_body(NATIVE, MODEL)
     assert body["tools"] == [
         {
             "functionDeclarations": [
@@ -100,19 +105,21 @@ def test_native_body_declares_functions_with_json_schema() -> None:
     ],
 )
 def test_reasoning_maps_to_thinking_budget(reasoning: str, thinking: Any, max_output: int) -> None:
-    config = build_gemini_body(GenerationRequest(messages=PROMPT.messages, reasoning=reasoning))[
-        "generationConfig"
-    ]
+    request = GenerationRequest(messages=PROMPT.messages, reasoning=reasoning)
+    config = build_gemini_body(request, MODEL)["generationConfig"]
     assert config["thinkingConfig"] == thinking
     assert config["maxOutputTokens"] == max_output
 
 
 def test_history_renders_function_calls_and_merged_responses() -> None:
     assert render_gemini_contents(HISTORY) == [
-        {"role": "user", "parts": [{"text": "Wetter in Köln?"}]},
+        {"role": "user", "parts": [{"text": "Wetter in Köln und Bonn?"}]},
         {
             "role": "model",
-            "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "koeln"}}}],
+            "parts": [
+                {"functionCall": {"name": "get_weather", "args": {"city": "koeln"}}},
+                {"functionCall": {"name": "get_weather", "args": {"city": "bonn"}}},
+            ],
         },
         {
             "role": "user",
@@ -147,7 +154,7 @@ def test_parse_text_with_thoughts_and_usage() -> None:
     ("body", "error_class"),
     [
         (srv.empty_candidates().body, ErrorClass.EMPTY_CHOICES),
-        (srv.blocked_prompt().body, ErrorClass.EMPTY_CHOICES),
+        ({"promptFeedback": {"blockReason": "OTHER"}}, ErrorClass.EMPTY_CHOICES),
         (srv.response([], "STOP"), ErrorClass.EMPTY_CHOICES),
         (srv.wrong_shape().body, ErrorClass.INVALID_BODY),
         (srv.response(None, "MAX_TOKENS") | {"candidates": ["x"]}, ErrorClass.INVALID_BODY),
@@ -173,16 +180,16 @@ def test_prompt_mode_round_trip_sends_key_only_in_goog_header() -> None:
         response = provider(server.base_url).generate(PROMPT)
     assert response.text == "get_weather(city=duesseldorf)"
     (received,) = server.received
-    assert received.path == "/v1beta/models/test-model:generateContent"
+    assert received.path == f"/v1beta/models/{MODEL}:generateContent"
     assert [name for name, value in received.headers.items() if KEY in value] == ["x-goog-api-key"]
-    assert camel(received.body) == build_gemini_body(PROMPT)
+    assert camel(received.body) == build_gemini_body(PROMPT, MODEL)
 
 
 def test_native_mode_round_trip_returns_function_calls() -> None:
     with srv.serve(srv.function_calls(("get_weather", {"city": "Düsseldorf"}))) as server:
         response = provider(server.base_url).generate(NATIVE)
     assert response.tool_calls == (NativeToolCall("get_weather", '{"city": "Düsseldorf"}'),)
-    assert camel(server.received[0].body) == build_gemini_body(NATIVE)
+    assert camel(server.received[0].body) == build_gemini_body(NATIVE, MODEL)
 
 
 def test_multi_turn_history_survives_the_sdk() -> None:

@@ -151,7 +151,7 @@ def test_surfaces_are_what_the_providers_send() -> None:
     request = GenerationRequest(messages=(Message("user", "x"),), tools=specs)
     assert build_openai_body(request, "m")["tools"] == openai_tools(specs)
     assert [anthropic_tool(s) for s in specs] == anthropic_tools(specs)
-    sent = build_gemini_body(request)["tools"][0]["functionDeclarations"]
+    sent = build_gemini_body(request, "gemini-2.5-flash")["tools"][0]["functionDeclarations"]
     assert sent == [gemini_declaration(s) for s in specs]
 
 

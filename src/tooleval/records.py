@@ -15,6 +15,18 @@ JSONObject = Mapping[str, Any]
 Mode = Literal["prompt", "native"]
 """How tools reach the model: written into the prompt, or through the provider's tools API."""
 
+ProviderData = Mapping[str, Any]
+"""Opaque per-provider state of an assistant turn or call, keyed by the wire format that wrote
+it (``gemini``, ``anthropic``, ``openai``): thought signatures, thinking blocks, reasoning
+fields. Filled by a provider's parser, replayed verbatim by the same provider's body builder;
+nothing else reads it (see ``tooleval.providers.history``)."""
+
+
+def _with_provider_data(data: dict[str, Any], provider_data: ProviderData) -> dict[str, Any]:
+    if provider_data:
+        data["provider_data"] = dict(provider_data)
+    return data
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -64,15 +76,19 @@ class NativeToolCall:
     name: str
     arguments: str
     call_id: str | None = None
+    provider_data: ProviderData = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": self.arguments, "call_id": self.call_id}
+        data = {"name": self.name, "arguments": self.arguments, "call_id": self.call_id}
+        return _with_provider_data(data, self.provider_data)
 
 
 def native_call_from_json(data: Mapping[str, Any]) -> NativeToolCall:
     """Inverse of ``NativeToolCall.to_json`` (also reads the id as ``id``, an older spelling)."""
     call_id = data.get("call_id", data.get("id"))
-    return NativeToolCall(str(data["name"]), str(data["arguments"]), call_id)
+    extra = data.get("provider_data")
+    opaque = dict(extra) if isinstance(extra, Mapping) else {}
+    return NativeToolCall(str(data["name"]), str(data["arguments"]), call_id, opaque)
 
 
 @dataclass(frozen=True)
@@ -128,13 +144,15 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message. Assistant messages may carry tool calls; tool messages answer one."""
+    """One chat message. Assistant messages may carry tool calls; tool messages answer one.
+    ``provider_data`` keeps what the provider needs to replay an assistant turn exactly."""
 
     role: Role
     content: str | None
     tool_calls: tuple[NativeToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    provider_data: ProviderData = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The message as a transcript entry; tool calls keep their raw argument text."""
@@ -145,28 +163,38 @@ class Message:
             data["tool_call_id"] = self.tool_call_id
         if self.name is not None:
             data["name"] = self.name
-        return data
+        return _with_provider_data(data, self.provider_data)
 
 
 def message_from_json(data: Mapping[str, Any]) -> Message:
     """Inverse of ``Message.to_json``."""
     calls = tuple(native_call_from_json(c) for c in data.get("tool_calls") or ())
+    extra = data.get("provider_data")
+    opaque = dict(extra) if isinstance(extra, Mapping) else {}
     return Message(
-        data["role"], data.get("content"), calls, data.get("tool_call_id"), data.get("name")
+        data["role"], data.get("content"), calls, data.get("tool_call_id"), data.get("name"), opaque
     )
 
 
 @dataclass(frozen=True)
 class GenerationRequest:
-    """What the runner asks a provider for. ``tools`` is empty in prompt mode."""
+    """What the runner asks a provider for. ``tools`` is empty in prompt mode.
+
+    ``temperature`` and ``top_p`` None leave the choice to the model family's entry in the
+    capability table (``tooleval.providers.capabilities``): temperature 0 where the family takes
+    any value, nothing where it accepts only its default or its guide advises against changing
+    it; ``top_p`` is then not sent. A value given is sent, or refused before any request where
+    the family's API rejects it.
+    """
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 160
-    temperature: float = 0.0
+    temperature: float | None = None
     seed: int | None = None
     reasoning: str | None = None
     stop: tuple[str, ...] = ()
+    top_p: float | None = None
 
 
 @dataclass(frozen=True)
@@ -177,15 +205,30 @@ class Usage:
     reasoning_tokens: int | None = None
 
 
+StopClass = Literal["done", "truncated", "malformed_call", "refused"]
+"""Why an answer ended, the same for every backend (``tooleval.providers.stops`` maps each
+provider's finish reasons): ``done`` (the model finished), ``truncated`` (cut off by our token
+budget: a setup problem, rerun with a larger one), ``malformed_call`` (the model produced a
+call the API could not read: model behaviour, scored), ``refused`` (a refusal or a safety
+filter: model behaviour, scored)."""
+
+
 @dataclass(frozen=True)
 class GenerationResponse:
-    """A provider's answer, reduced to what scoring and reports need."""
+    """A provider's answer, reduced to what scoring and reports need.
+
+    ``finish_reason`` is the provider's own word; ``stop_class`` its class in the one taxonomy
+    (None: not reported, read as ``done``). ``provider_data`` is the opaque state the provider
+    needs to have this turn replayed (copied onto the history's assistant message).
+    """
 
     text: str | None
     tool_calls: tuple[NativeToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     reasoning: str | None = None
+    stop_class: StopClass | None = None
+    provider_data: ProviderData = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -286,7 +329,8 @@ class ConversationRecord(RunItem):
     ``score`` is the suite's verdict; None when the conversation did not end with the model
     (``provider_error``, ``budget_exhausted``, ``blocked``): such runs are counted, never
     scored as model answers. ``first_call`` scores the first turn like a single-call run where
-    the suite has a single-call scorer.
+    the suite has a single-call scorer. ``stop_class`` is ``refused`` when the model's last turn
+    was a refusal or was filtered (scored: model behaviour), else None.
     """
 
     ending: str
@@ -301,6 +345,7 @@ class ConversationRecord(RunItem):
     error_message: str | None = None
     usage: tuple[Usage, ...] = ()
     latency_s: float = 0.0
+    stop_class: str | None = None
 
     @property
     def answered(self) -> bool:
@@ -327,6 +372,7 @@ class ConversationRecord(RunItem):
             "transcript": [message.to_json() for message in self.transcript],
             "error_class": self.error_class,
             "error_message": self.error_message,
+            "stop_class": self.stop_class,
             "usage": [asdict(u) for u in self.usage],
             "latency_s": round(self.latency_s, 4),
         }

@@ -1,4 +1,5 @@
-"""A loopback ``POST /v1/messages`` server with Anthropic-shaped scripted behaviours."""
+"""A loopback ``POST /v1/messages`` server with Anthropic-shaped scripted behaviours; it
+rejects what the Messages API rejects (``strict_anthropic``)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import Reply, ScriptedServer, truncated
+from .strict_anthropic import AnthropicRules
 
 
 def serve(*replies: Reply) -> ScriptedServer:
     """A server for ``replies``; pass ``server.base_url`` as the SDK's base URL (no /v1)."""
-    return ScriptedServer(replies, lambda method, path: method == "POST" and path == "/v1/messages")
+    return ScriptedServer(
+        replies,
+        lambda method, path: method == "POST" and path == "/v1/messages",
+        rules=AnthropicRules(),
+    )
 
 
 def message(content: list[dict[str, Any]], stop_reason: str = "end_turn", **usage: Any) -> Any:
@@ -30,13 +36,32 @@ def text(content: str, **usage: Any) -> Reply:
     return Reply(body=message([{"type": "text", "text": content}], **usage))
 
 
-def tool_use(*calls: tuple[str, Any], preamble: str | None = None) -> Reply:
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": preamble}] if preamble else []
+def tool_use(
+    *calls: tuple[str, Any],
+    preamble: str | None = None,
+    thinking: str | None = None,
+    redacted: bool = False,
+    prefix: str = "toolu",
+) -> Reply:
+    """Tool use blocks (ids ``<prefix>_<n>``), after a thinking block with its signature and a
+    redacted_thinking block when asked, as Claude answers with thinking on."""
+    blocks: list[dict[str, Any]] = []
+    if thinking is not None:
+        blocks.append({"type": "thinking", "thinking": thinking, "signature": f"sig-{prefix}"})
+    if redacted:
+        blocks.append({"type": "redacted_thinking", "data": f"enc-{prefix}"})
+    if preamble:
+        blocks.append({"type": "text", "text": preamble})
     blocks += [
-        {"type": "tool_use", "id": f"toolu_{index}", "name": name, "input": args}
+        {"type": "tool_use", "id": f"{prefix}_{index}", "name": name, "input": args}
         for index, (name, args) in enumerate(calls)
     ]
     return Reply(body=message(blocks, "tool_use"))
+
+
+def refusal() -> Reply:
+    """``stop_reason: refusal`` without content (the model declined)."""
+    return Reply(body=message([], "refusal"))
 
 
 def thinking_only(thought: str = "Which tool fits best?") -> Reply:

@@ -4,7 +4,10 @@ the reliability tests are built on it (each only says how it answers).
 ``LoopbackServer`` runs a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 with an ephemeral port,
 records every request (``Received``) and answers each with the ``Reply`` its ``respond``
 function picks. ``ScriptedServer`` answers from a script of replies (one per request, in
-order; the last one repeats), with fixed replies for some paths if given.
+order; the last one repeats), with fixed replies for some paths if given. Its ``rules`` (the
+wire format's ``Rules``: ``strict_openai``, ``strict_gemini``, ``strict_anthropic``) first
+validate each request the way the real API does and answer a 400 (or what the real server
+answers) instead of the script when it breaks one; ``rejected`` lists those answers.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,16 @@ class Received:
 
 Respond = Callable[[int, Received], Reply]
 Router = Callable[[str, str], bool]
+
+
+class Rules(Protocol):
+    """A wire format's request validation: ``check`` returns the API's error answer for a
+    request it rejects (None: accepted); ``sent`` sees every scripted answer that went out, so
+    rules can remember what the "model" issued (signatures, thinking blocks)."""
+
+    def check(self, received: Received) -> Reply | None: ...
+
+    def sent(self, reply: Reply) -> None: ...
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -176,6 +189,7 @@ class ScriptedServer(LoopbackServer):
         accepts: Router,
         prefix: str = "",
         fixed: Mapping[tuple[str, str], Reply] | None = None,
+        rules: Rules | None = None,
     ) -> None:
         self._replies = list(replies)
         if not self._replies:
@@ -183,6 +197,8 @@ class ScriptedServer(LoopbackServer):
         self._accepts = accepts
         self._fixed = dict(fixed or {})
         self._used = 0
+        self.rules = rules
+        self.rejected: list[Reply] = []
         super().__init__(self._answer, prefix)
 
     def _answer(self, number: int, record: Received) -> Reply:
@@ -192,8 +208,15 @@ class ScriptedServer(LoopbackServer):
         if not self._accepts(record.method, record.path):
             return Reply(404, {"error": {"message": f"no route {record.path}"}})
         with self._lock:
+            rejection = self.rules.check(record) if self.rules is not None else None
+            if rejection is not None:
+                self.rejected.append(rejection)
+                return rejection
             index, self._used = self._used, self._used + 1
-        return self._replies[min(index, len(self._replies) - 1)]
+            reply = self._replies[min(index, len(self._replies) - 1)]
+            if self.rules is not None:
+                self.rules.sent(reply)
+        return reply
 
     def __enter__(self) -> ScriptedServer:
         super().__enter__()

@@ -1,13 +1,16 @@
 """A loopback ``POST /v1beta/models/{model}:generateContent`` server with Gemini-shaped
-scripted behaviours."""
+scripted behaviours; it rejects what generateContent rejects (``strict_gemini``)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from .base import Reply, ScriptedServer, truncated
+from .strict_gemini import GeminiRules
 
 ROUTE = re.compile(r"^/v1beta/models/[^/:]+:generateContent$")
 
@@ -15,8 +18,15 @@ ROUTE = re.compile(r"^/v1beta/models/[^/:]+:generateContent$")
 def serve(*replies: Reply) -> ScriptedServer:
     """A server for ``replies``; give ``server.base_url`` to the SDK's ``http_options``."""
     return ScriptedServer(
-        replies, lambda method, path: method == "POST" and bool(ROUTE.match(path))
+        replies,
+        lambda method, path: method == "POST" and bool(ROUTE.match(path)),
+        rules=GeminiRules(),
     )
+
+
+def signature(name: str, args: Any) -> str:
+    """A stand-in thought signature (opaque base64, unique per call)."""
+    return base64.b64encode(json.dumps([name, args]).encode()).decode()
 
 
 def response(parts: list[dict[str, Any]] | None, finish_reason: str = "STOP", **usage: Any) -> Any:
@@ -39,9 +49,41 @@ def text(content: str, **usage: Any) -> Reply:
     return Reply(body=response([{"text": content}], **usage))
 
 
-def function_calls(*calls: tuple[str, Any]) -> Reply:
-    parts = [{"functionCall": {"name": name, "args": args}} for name, args in calls]
+def function_calls(
+    *calls: tuple[str, Any], signed: bool = False, ids: bool = False, thought: str | None = None
+) -> Reply:
+    """Function calls as Gemini sends them. ``signed``: the first call part carries a thought
+    signature, as Gemini 3 does for parallel calls (ai.google.dev/gemini-api/docs/
+    thought-signatures); ``ids``: each call has an id; ``thought``: a thought summary first."""
+    parts: list[dict[str, Any]] = []
+    if thought is not None:
+        parts.append({"text": thought, "thought": True})
+    for index, (name, args) in enumerate(calls):
+        call: dict[str, Any] = {"name": name, "args": args}
+        if ids:
+            call["id"] = f"fc_{name}_{index}"
+        part: dict[str, Any] = {"functionCall": call}
+        if signed and index == 0:
+            part["thoughtSignature"] = signature(name, args)
+        parts.append(part)
     return Reply(body=response(parts))
+
+
+def malformed_call() -> Reply:
+    """MALFORMED_FUNCTION_CALL: the model's call could not be parsed; no content."""
+    body = response(None, "MALFORMED_FUNCTION_CALL")
+    body["candidates"][0]["finishMessage"] = "Malformed function call: get_weather(city='K"
+    return Reply(body=body)
+
+
+def safety() -> Reply:
+    """The answer stopped by the safety filter (no content)."""
+    return Reply(body=response(None, "SAFETY"))
+
+
+def cut_text(content: str = '{"name": "get_weather", "arguments": {"city": "K') -> Reply:
+    """Text cut off by maxOutputTokens."""
+    return Reply(body=response([{"text": content}], "MAX_TOKENS"))
 
 
 def thoughts_only() -> Reply:

@@ -4,7 +4,8 @@ Every InfraNode question maps to one fixed answer (the gold call, a wrong tool, 
 arguments or prose, chosen by a hash of the question), so a run's results depend only on which
 items were asked, never on the order, timing or number of processes. ``hook`` sees every
 request before it is answered (crash tests kill the client from there); ``fault`` may replace
-the answer with a misbehaviour (fault-matrix tests).
+the answer with a misbehaviour (fault-matrix tests). A request the OpenAI API would refuse
+is refused as it would be (``strict_openai``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from tooleval.suites import load_suite
 
 from .base import LoopbackServer, Received, Reply
+from .strict_openai import OpenAIRules
 
 Fault = Reply  # a misbehaviour: an HTTP answer, a delay, a dropped connection, a cut body
 
@@ -70,6 +72,7 @@ class GoldServer(LoopbackServer):
 
     def __init__(self, hook: Hook | None = None, fault: FaultRule | None = None) -> None:
         self.answers = gold_answers()
+        self.rules = OpenAIRules("openai")
         self.hook = hook
         self.fault = fault
         super().__init__(self._answer, prefix="/v1")
@@ -101,5 +104,8 @@ class GoldServer(LoopbackServer):
         fault = self.fault(number, question) if self.fault else None
         if fault is not None:
             return fault
+        rejected = self.rules.check(received)  # what the OpenAI API would refuse
+        if rejected is not None:
+            return rejected
         text = self.answers.get(question, "unbekannte Frage")
         return Fault(body=completion({"role": "assistant", "content": text}))

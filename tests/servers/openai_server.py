@@ -1,4 +1,5 @@
-"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours.
+"""A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours; it
+rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default).
 
 Like a real server, it reports the size of the prompt it built from each request: every
 answer's ``usage.prompt_tokens`` is a count of the request's messages and, when the server
@@ -18,6 +19,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .base import Received, Reply, ScriptedServer, truncated
+from .strict_openai import OpenAIRules
 
 ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"]
 
@@ -25,11 +27,14 @@ ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"]
 class OpenAIServer(ScriptedServer):
     """A scripted chat-completions server that counts the prompts it is sent."""
 
-    def __init__(self, replies: Iterable[Reply], tools: ToolPolicy = "honoured") -> None:
+    def __init__(
+        self, replies: Iterable[Reply], tools: ToolPolicy = "honoured", flavour: str = "openai"
+    ) -> None:
         super().__init__(
             replies,
             lambda method, path: method == "POST" and path == "/v1/chat/completions",
             prefix="/v1",
+            rules=OpenAIRules(flavour),
         )
         self.tools = tools
 
@@ -65,9 +70,12 @@ def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def serve(*replies: Reply, tools: ToolPolicy = "honoured") -> OpenAIServer:
-    """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``)."""
-    return OpenAIServer(replies, tools)
+def serve(
+    *replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai"
+) -> OpenAIServer:
+    """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
+    ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
+    return OpenAIServer(replies, tools, flavour)
 
 
 def completion(message: Mapping[str, Any], finish_reason: str = "stop", **usage: Any) -> Any:
@@ -85,11 +93,15 @@ def text(content: str, **usage: Any) -> Reply:
     return Reply(body=completion({"role": "assistant", "content": content}, **usage))
 
 
-def tool_calls(*calls: tuple[str, Any], finish_reason: str = "tool_calls") -> Reply:
-    """Native tool calls; arguments given as str are sent verbatim (may be invalid JSON)."""
+def tool_calls(
+    *calls: tuple[str, Any], finish_reason: str = "tool_calls", prefix: str = "call", **extra: Any
+) -> Reply:
+    """Native tool calls; arguments given as str are sent verbatim (may be invalid JSON).
+    ``extra`` adds message fields (``reasoning_content``, ``reasoning_details``); ids are
+    ``<prefix>_<n>``."""
     rendered = [
         {
-            "id": f"call_{index}",
+            "id": f"{prefix}_{index}",
             "type": "function",
             "function": {
                 "name": name,
@@ -98,8 +110,24 @@ def tool_calls(*calls: tuple[str, Any], finish_reason: str = "tool_calls") -> Re
         }
         for index, (name, args) in enumerate(calls)
     ]
-    message = {"role": "assistant", "content": None, "tool_calls": rendered}
+    message = {"role": "assistant", "content": None, "tool_calls": rendered, **extra}
     return Reply(body=completion(message, finish_reason))
+
+
+def refusal(text: str = "I can't help with that.") -> Reply:
+    """A refusal in the ``refusal`` field, no content (chat completions' message.refusal)."""
+    message = {"role": "assistant", "content": None, "refusal": text}
+    return Reply(body=completion(message))
+
+
+def filtered() -> Reply:
+    """Content omitted by OpenAI's content filter."""
+    return Reply(body=completion({"role": "assistant", "content": None}, "content_filter"))
+
+
+def cut_call(name: str = "get_weather", arguments: str = '{"city": "K') -> Reply:
+    """A tool call cut off by the token budget (finish_reason length)."""
+    return tool_calls((name, arguments), finish_reason="length")
 
 
 def reasoning_only(reasoning: str = "Let me think about the tools...") -> Reply:

@@ -124,6 +124,14 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def unit_interval(text: str) -> float:
+    """A finite number in (0, 1] (top_p)."""
+    value = finite_float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be > 0 and at most 1, got {text!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0 (rates per minute, timeouts in seconds)."""
     value = finite_float(text)
@@ -248,9 +256,21 @@ def run_flags() -> argparse.ArgumentParser:
         help="stop after N items failed with provider errors",
     )  # fmt: skip
     g.add_argument("--max-tokens", type=positive_int, default=160, metavar="N")
-    g.add_argument("--temperature", type=non_negative_float, default=0.0)
+    g.add_argument(
+        "--temperature", type=non_negative_float, default=None,
+        help="sampling temperature (default: 0 where the model family takes any value, else "
+        "its own default; a value its API rejects is refused before any request)",
+    )  # fmt: skip
+    g.add_argument(
+        "--top-p", type=unit_interval, default=None, metavar="P",
+        help="nucleus sampling (default: not sent)",
+    )  # fmt: skip
     g.add_argument("--seed", type=int, default=None)
-    g.add_argument("--reasoning", type=reasoning, default=None, help="off|low|medium|high|N")
+    g.add_argument(
+        "--reasoning", type=reasoning, default=None,
+        help="off|low|medium|high|N (tokens): mapped to the model family's own field "
+        "(default: the family's own behaviour)",
+    )  # fmt: skip
     g.add_argument(
         "--no-tools-check", dest="tools_check", action="store_false",
         help="native mode: do not check that the server put the tools into the prompt",
@@ -344,6 +364,7 @@ def config_from_args(
         repeats=args.repeats,
         max_tokens=args.max_tokens,
         temperature=args.temperature,
+        top_p=args.top_p,
         seed=args.seed,
         reasoning=args.reasoning,
         timeout_s=args.timeout,

@@ -180,14 +180,19 @@ def int_or_none(value: Any) -> int | None:
 def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:
     """The error for an answer with neither text nor a tool call.
 
-    ``reasoned and truncated``: the token budget was spent inside the reasoning
-    (REASONING_TRUNCATED, a setup problem); anything else is EMPTY_CHOICES. ``fields`` names
-    what the provider reported (finish reason, token counts) for the message.
+    ``truncated``: our token budget ran out first, a setup problem (REASONING_TRUNCATED when
+    the budget went into reasoning, else TRUNCATED); anything else is EMPTY_CHOICES. ``fields``
+    names what the provider reported (finish reason, token counts) for the message.
     """
     if reasoned and truncated:
         return ProviderError(
             ErrorClass.REASONING_TRUNCATED,
             f"token budget spent on reasoning ({fields}); raise --max-tokens or lower --reasoning",
+        )
+    if truncated:
+        return ProviderError(
+            ErrorClass.TRUNCATED,
+            f"token budget spent before any answer ({fields}); raise --max-tokens",
         )
     return ProviderError(
         ErrorClass.EMPTY_CHOICES, f"the answer has no text and no tool call ({fields})"

@@ -14,7 +14,8 @@ from tooleval.records import GenerationRequest, GenerationResponse
 
 
 class ErrorClass(StrEnum):
-    """Why a provider call failed. None of these is ever scored as a model answer."""
+    """Why a provider call failed. None of these is ever scored as a model answer: a
+    refusal and a malformed call are answers (``records.StopClass``), not errors."""
 
     RATE_LIMITED = "rate_limited"  # 429 without a quota message
     QUOTA_EXHAUSTED = "quota_exhausted"  # 429/403 whose body says the quota is spent
@@ -25,6 +26,7 @@ class ErrorClass(StrEnum):
     INVALID_BODY = "invalid_body"  # not JSON, truncated, wrong shape
     EMPTY_CHOICES = "empty_choices"  # a valid body with no answer in it
     REASONING_TRUNCATED = "reasoning_truncated"  # budget spent inside reasoning, no answer
+    TRUNCATED = "truncated"  # cut off by our token budget before a readable answer
     REQUEST_CAP = "request_cap"  # tooleval's own --max-requests reached
     OTHER = "other"
 

@@ -14,6 +14,12 @@ JSONL line examples::
     {"task_id": "rk-003", "tool_calls": [{"name": "get_resource", "arguments": {"key": "x"}}]}
     {"match": "Bahnhof", "error": "rate_limited", "retry_after": 2}
     {"text": "Fertig.", "usage": {"input_tokens": 10, "output_tokens": 3}}
+    {"text": "", "finish_reason": "content_filter"}
+
+A ``finish_reason`` may be any provider's word; it is classed as that provider would class it
+(``length`` and ``MAX_TOKENS`` are truncated, ``refusal`` and ``SAFETY`` refused,
+``MALFORMED_FUNCTION_CALL`` a malformed call). ``provider_data`` (on a reply or a tool call) is
+handed back as the provider's opaque state, to test that it round-trips.
 
 ``FakeBatchProvider`` answers the same script a batch at a time (the lockstep path).
 """
@@ -29,6 +35,7 @@ from typing import Any
 from tooleval.fileio import JsonFileError, loads
 from tooleval.providers._shared import dump_args
 from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.providers.stops import stop_class
 from tooleval.records import GenerationRequest, GenerationResponse, NativeToolCall, Usage
 
 _KEYS = frozenset(
@@ -42,6 +49,7 @@ _KEYS = frozenset(
         "reasoning",
         "finish_reason",
         "usage",
+        "provider_data",
     }
 )
 _STATUS = {
@@ -65,6 +73,7 @@ class FakeReply:
     task_id: str | None = None
     match: str | None = None
     usage: Usage = field(default_factory=Usage)
+    provider_data: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         given = sum((self.text is not None, bool(self.tool_calls), self.error is not None))
@@ -86,6 +95,8 @@ class FakeReply:
             usage=self.usage,
             finish_reason=finish,
             reasoning=self.reasoning,
+            stop_class=stop_class(finish),
+            provider_data=dict(self.provider_data),
         )
 
 
@@ -95,7 +106,10 @@ def _tool_call(raw: Any, where: str) -> NativeToolCall:
     arguments = raw.get("arguments", {})
     text = arguments if isinstance(arguments, str) else dump_args(arguments)
     call_id = raw.get("id")
-    return NativeToolCall(raw["name"], text, call_id if isinstance(call_id, str) else None)
+    opaque = raw.get("provider_data") or {}
+    if not isinstance(opaque, dict):
+        raise ValueError(f"{where}: a tool call's 'provider_data' must be an object")
+    return NativeToolCall(raw["name"], text, call_id if isinstance(call_id, str) else None, opaque)
 
 
 def _error_class(value: Any, where: str) -> ErrorClass | None:
@@ -117,6 +131,9 @@ def parse_reply(raw: Mapping[str, Any], where: str = "reply") -> FakeReply:
     if not isinstance(calls, list):
         raise ValueError(f"{where}: 'tool_calls' must be a list")
     retry_after = raw.get("retry_after")
+    opaque = raw.get("provider_data") or {}
+    if not isinstance(opaque, dict):
+        raise ValueError(f"{where}: 'provider_data' must be an object")
     try:
         return FakeReply(
             text=raw.get("text"),
@@ -128,6 +145,7 @@ def parse_reply(raw: Mapping[str, Any], where: str = "reply") -> FakeReply:
             task_id=raw.get("task_id"),
             match=raw.get("match"),
             usage=Usage(**(raw.get("usage") or {})),
+            provider_data=opaque,
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None

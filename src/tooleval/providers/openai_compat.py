@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from tooleval.providers import stops
 from tooleval.providers._shared import (
     dump_args,
     error_for_status,
@@ -28,6 +29,15 @@ from tooleval.providers._shared import (
     transport_failure,
 )
 from tooleval.providers.base import ErrorClass, ProviderError
+from tooleval.providers.capabilities import (
+    Family,
+    ReasoningChoice,
+    choose_reasoning,
+    family_for,
+    reasoning_note,
+    sampling,
+)
+from tooleval.providers.history import own, readable, tag
 from tooleval.providers.presets import (
     Preset,
     chat_url,
@@ -37,7 +47,7 @@ from tooleval.providers.presets import (
     preset_url,
     require_key,
 )
-from tooleval.providers.reasoning import parse_reasoning
+from tooleval.providers.stops import stop_class
 from tooleval.records import (
     GenerationRequest,
     GenerationResponse,
@@ -46,11 +56,20 @@ from tooleval.records import (
     Usage,
 )
 
+REPLAYED_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+"""Assistant-message fields kept and sent back on tool-call turns: DeepSeek's
+``reasoning_content`` ("must be passed back to the API" on tool-call turns in thinking mode,
+api-docs.deepseek.com/guides/thinking_mode), OpenRouter's ``reasoning_details`` ("preserve
+reasoning blocks": pass them back unmodified, openrouter.ai/docs/use-cases/reasoning-tokens)
+and the ``reasoning`` text beside them."""
+
 
 def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Chat messages in the OpenAI format, including assistant tool calls and tool results."""
+    """Chat messages in the OpenAI format, including assistant tool calls and tool results.
+    Unreadable calls go back as text (``history.readable``); a tool-call turn carries back the
+    reasoning fields its answer had."""
     rendered: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
+    for index, message in enumerate(readable(messages)):
         if message.role == "tool":
             rendered.append(
                 {
@@ -62,6 +81,7 @@ def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             continue
         item: dict[str, Any] = {"role": message.role, "content": message.content}
         if message.role == "assistant" and message.tool_calls:
+            item.update(own(message.provider_data, "openai"))
             item["tool_calls"] = [
                 {
                     "id": call.call_id or f"call_{index}_{position}",
@@ -85,18 +105,44 @@ def _merge(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
             body[key] = copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
 
 
-def _apply_reasoning(body: dict[str, Any], value: str | None, preset: Preset | None) -> None:
-    if value is None and preset is not None:
-        value = preset.default_reasoning
-    setting = parse_reasoning(value)
-    if setting.mode == "off" and preset is not None:
-        _merge(body, preset.thinking_off)
-    elif setting.mode in ("effort", "budget"):
-        if preset is not None:
-            _merge(body, preset.thinking_on)
-            if preset.reasoning_drops_temperature:
-                body.pop("temperature", None)
-        body["reasoning_effort"] = setting.as_effort()
+def reasoning_fields(family: Family, choice: ReasoningChoice) -> dict[str, Any]:
+    """The body fields that carry ``choice`` for the family's control."""
+    if choice.mode == "default":
+        return {}
+    off = choice.mode == "off"
+    if family.control == "deepseek":
+        if off:
+            return {"thinking": {"type": "disabled"}}
+        return {"thinking": {"type": "enabled"}, "reasoning_effort": choice.level}
+    if family.control == "openrouter":
+        if off:
+            return {"reasoning": {"enabled": False}}
+        if choice.mode == "budget":
+            return {"reasoning": {"max_tokens": choice.budget}}
+        return {"reasoning": {"effort": choice.level}}
+    if family.control == "chat_template" and off:
+        return {"chat_template_kwargs": {"enable_thinking": False}}
+    return {"reasoning_effort": choice.level}
+
+
+def settings_for(
+    request: GenerationRequest, model: str, preset: Preset | None
+) -> tuple[Family, dict[str, Any]]:
+    """The model's family and the body fields that are neither messages nor tools: the token
+    limit under the family's field, sampling, seed, stop and reasoning. ValueError for a
+    setting the family's API rejects."""
+    family = family_for("openai", preset.name if preset else None, model)
+    choice = choose_reasoning(family, request.reasoning)
+    fields: dict[str, Any] = {family.token_field: request.max_tokens}
+    fields.update(sampling(family, request.temperature, request.top_p, choice))
+    if request.seed is not None and (preset is None or preset.supports_seed):
+        fields["seed"] = request.seed
+    if request.stop:
+        fields["stop"] = list(request.stop)
+    if preset is not None:
+        _merge(fields, preset.extra_body)
+    _merge(fields, reasoning_fields(family, choice))
+    return family, fields
 
 
 def build_openai_body(
@@ -107,24 +153,14 @@ def build_openai_body(
     Tools always go with an explicit ``tool_choice`` (``"auto"``, the OpenAI default, unless
     the preset says otherwise): llama-cpp-python's ``chatml-function-calling`` leaves the tools
     out of the prompt when a request has none (docs/backends/llama-cpp.md)."""
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": render_openai_messages(request.messages),
-        preset.max_tokens_field if preset else "max_tokens": request.max_tokens,
-        "temperature": request.temperature,
-    }
+    _, fields = settings_for(request, model, preset)
+    body: dict[str, Any] = {"model": model, "messages": render_openai_messages(request.messages)}
     if request.tools:
         body["tools"] = [tool.to_openai() for tool in request.tools]
         choice = preset.tool_choice if preset else "auto"
         if choice is not None:
             body["tool_choice"] = choice
-    if request.seed is not None and (preset is None or preset.supports_seed):
-        body["seed"] = request.seed
-    if request.stop:
-        body["stop"] = list(request.stop)
-    if preset is not None:
-        _merge(body, preset.extra_body)
-    _apply_reasoning(body, request.reasoning, preset)
+    body.update(fields)
     if preset is not None and preset.body_fields is not None:
         body = {key: value for key, value in body.items() if key in preset.body_fields}
     return body
@@ -183,8 +219,8 @@ def _error_in_body(body: Mapping[str, Any]) -> ProviderError:
     return error_for_status(status, str(error), None, ())
 
 
-def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
-    """A chat-completions answer as a GenerationResponse, or ProviderError when it has none."""
+def _message_of(body: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
+    """(choices[0].message, choices[0].finish_reason), or the error the body stands for."""
     choices = body.get("choices")
     if choices is None and body.get("error"):
         raise _error_in_body(body)
@@ -196,22 +232,38 @@ def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(message, dict):
         raise invalid_body("choices[0].message is missing or not an object")
+    return message, choice.get("finish_reason")
+
+
+def parse_openai_body(body: Mapping[str, Any]) -> GenerationResponse:
+    """A chat-completions answer as a GenerationResponse, or ProviderError when it has none.
+
+    A refusal (``message.refusal``, or ``finish_reason: content_filter``) is an answer of class
+    ``refused`` whose text is the refusal; an answer cut off by the token budget is of class
+    ``truncated`` (an error when nothing came before the cut)."""
+    message, finish = _message_of(body)
     content = _text_content(message.get("content"))
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     reasoning = reasoning if isinstance(reasoning, str) and reasoning else None
     calls = _parse_tool_calls(message.get("tool_calls"))
-    finish = choice.get("finish_reason")
     usage = parse_openai_usage(body.get("usage"))
-    if not calls and not content:
+    stop = stop_class(finish, stops.OPENAI)
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        stop, content = "refused", content or refusal
+    if not calls and not content and stop != "refused":
         fields = f"finish_reason={finish}, output_tokens={usage.output_tokens}"
         reasoned = reasoning is not None or bool(usage.reasoning_tokens)
-        raise no_answer(reasoned, finish in ("length", "max_tokens"), fields)
+        raise no_answer(reasoned, stop == "truncated", fields)
+    kept = {name: message.get(name) for name in REPLAYED_FIELDS if name in message}
     return GenerationResponse(
         text=content if content else None,
         tool_calls=calls,
         usage=usage,
         finish_reason=finish if isinstance(finish, str) else None,
         reasoning=reasoning,
+        stop_class=stop,
+        provider_data=tag("openai", kept),
     )
 
 
@@ -263,18 +315,42 @@ class OpenAICompatProvider:
         body = build_openai_body(request, self.model, self.preset)
         return parse_openai_body(load_body(self._send(body)))
 
+    def request_settings(self, request: GenerationRequest) -> dict[str, Any]:
+        """What a request sends besides messages and tools (the results' ``request_settings``);
+        ValueError for a setting this model's API rejects."""
+        family, fields = settings_for(request, self.model, self.preset)
+        allowed = self.preset.body_fields if self.preset else None
+        sent = {k: v for k, v in fields.items() if allowed is None or k in allowed}
+        return {"family": family.name, **sent, **reasoning_note(family, request)}
+
     def _send(self, body: Mapping[str, Any]) -> str:
         try:
             response = self._client.post(self.url, json=body)
         except httpx.HTTPError as exc:
             failure = transport_failure(exc, self.url, self._secrets)
         else:
-            return response_text(response.status_code, response.content, response.headers,
-                                 self._secrets)  # fmt: skip
+            try:
+                return response_text(response.status_code, response.content, response.headers,
+                                     self._secrets)  # fmt: skip
+            except ProviderError as error:
+                failure = setup_error(error)
         raise failure  # outside the except block: no httpx exception chained to it
 
 
 LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+
+
+def setup_error(error: ProviderError) -> ProviderError:
+    """A server error that is a setup problem, not a passing fault: llama.cpp's server answers
+    tools with HTTP 500 "tools param requires --jinja flag" when started without --jinja
+    (tools/server/utils.hpp, oaicompat_chat_params_parse). Retrying cannot help."""
+    if error.error_class is ErrorClass.SERVER_ERROR and "--jinja" in str(error):
+        return ProviderError(
+            ErrorClass.CLIENT_ERROR,
+            f"{error} (start llama-server with --jinja to use tools)",
+            status=error.status,
+        )
+    return error
 
 
 def request_headers(key: str | None) -> dict[str, str]:

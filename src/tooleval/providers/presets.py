@@ -18,15 +18,13 @@ class Preset:
     """One endpoint and its quirks.
 
     ``key_env`` lists the environment variables holding the key, first set one wins.
-    ``account_env`` fills ``{account_id}`` in ``base_url``. ``thinking_off``/``thinking_on`` are
-    request-body fields that switch reasoning off/on; ``default_reasoning`` applies when the
-    request leaves reasoning unset. ``extra_body`` is merged into every request body.
-    ``max_tokens_field`` names the output-budget field; ``reasoning_drops_temperature`` omits
-    the temperature whenever reasoning is switched on. ``chat_path`` is the chat endpoint's
-    path below ``base_url``; ``body_fields`` (when set) are the only body fields sent (a proxy
-    that fixes everything else server-side). ``default_model`` is used when no model is given;
-    ``rpm`` is the per-minute limit runs pace themselves under by default. ``tool_choice`` is
-    sent with every request that offers tools (None: not sent).
+    ``account_env`` fills ``{account_id}`` in ``base_url``. ``extra_body`` is merged into every
+    request body. ``chat_path`` is the chat endpoint's path below ``base_url``; ``body_fields``
+    (when set) are the only body fields sent (a proxy that fixes everything else server-side).
+    ``default_model`` is used when no model is given; ``rpm`` is the per-minute limit runs pace
+    themselves under by default. ``tool_choice`` is sent with every request that offers tools
+    (None: not sent). What a model accepts (sampling, the token field, the reasoning
+    control) is not a preset's business but its family's: ``providers.families``.
     """
 
     name: str
@@ -34,12 +32,7 @@ class Preset:
     key_env: tuple[str, ...] = ()
     account_env: str | None = None
     supports_seed: bool = True
-    thinking_off: Mapping[str, Any] = field(default_factory=dict)
-    thinking_on: Mapping[str, Any] = field(default_factory=dict)
-    default_reasoning: str | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
-    max_tokens_field: str = "max_tokens"
-    reasoning_drops_temperature: bool = False
     chat_path: str = "/chat/completions"
     body_fields: frozenset[str] | None = None
     default_model: str | None = None
@@ -51,26 +44,14 @@ class Preset:
         return bool(self.key_env)
 
 
-_QWEN_STYLE_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
-
 PRESETS: dict[str, Preset] = {
-    # OpenAI reasoning models reject max_tokens and a temperature other than the default.
-    "openai": Preset(
-        "openai",
-        "https://api.openai.com/v1",
-        ("OPENAI_API_KEY",),
-        max_tokens_field="max_completion_tokens",
-        reasoning_drops_temperature=True,
-    ),
+    "openai": Preset("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",)),
     "hf": Preset("hf", "https://router.huggingface.co/v1", ("HF_TOKEN",)),
     "deepseek": Preset(
         "deepseek",
         "https://api.deepseek.com",
         ("DEEPSEEK_API_KEY",),
         supports_seed=False,
-        thinking_off={"thinking": {"type": "disabled"}},
-        thinking_on={"thinking": {"type": "enabled"}},
-        default_reasoning="off",
         default_model="deepseek-v4-flash",
     ),
     # The Cesium guide's public demo (Cloudflare Pages Function in front of Workers AI): no key,
@@ -91,16 +72,11 @@ PRESETS: dict[str, Preset] = {
         account_env="CLOUDFLARE_ACCOUNT_ID",
         supports_seed=False,
     ),
-    "openrouter": Preset(
-        "openrouter",
-        "https://openrouter.ai/api/v1",
-        ("OPENROUTER_API_KEY",),
-        thinking_off={"reasoning": {"enabled": False}},
-    ),
-    "vllm": Preset("vllm", "http://localhost:8000/v1", thinking_off=_QWEN_STYLE_OFF),
-    "sglang": Preset("sglang", "http://localhost:30000/v1", thinking_off=_QWEN_STYLE_OFF),
+    "openrouter": Preset("openrouter", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
+    "vllm": Preset("vllm", "http://localhost:8000/v1"),
+    "sglang": Preset("sglang", "http://localhost:30000/v1"),
     "ollama": Preset("ollama", "http://localhost:11434/v1"),
-    "llamacpp": Preset("llamacpp", "http://localhost:8080/v1", thinking_off=_QWEN_STYLE_OFF),
+    "llamacpp": Preset("llamacpp", "http://localhost:8080/v1"),
     # Hosts of the two non-OpenAI backends, so key_for guards them the same way.
     "gemini": Preset(
         "gemini", "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY")

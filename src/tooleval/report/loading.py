@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tooleval.fileio import JsonFileError, read_json
 from tooleval.records import Task, ToolCall
@@ -22,7 +22,7 @@ from tooleval.runner.results import MULTI_TURN, upgrade
 from tooleval.suites import Suite, load_suite
 
 REPORT_FILE_NAMES = frozenset({"report.json"})
-SuiteLookup = Callable[[str], Suite[Task] | None]
+SuiteLookup = Callable[[str], Suite[Any] | None]
 
 
 class ReportInputError(ValueError):
@@ -83,6 +83,9 @@ class RunData(RunInfo):
     planned_by_category: Mapping[str, int]
     planned_by_category_exact: bool
     gold: Mapping[str, ToolCall] = field(default_factory=dict)
+    tasks: Mapping[str, Task] = field(default_factory=dict)
+    item_json: tuple[Mapping[str, Any], ...] = ()
+    """The items as the file has them (every field, also ones ``ItemRecord`` does not model)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,10 @@ class ConversationRun(RunInfo):
     scored: int
     successes: int
     headline: Mapping[str, Any] | None = None
+    categories: tuple[str, ...] = ()
+    tasks: Mapping[str, Any] = field(default_factory=dict)
+    """The run's planned tasks (id, category, question) where the suite is installed."""
+    item_json: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,13 +123,12 @@ class LoadedRuns:
         return not self.runs and not self.conversations
 
 
-def shipped_suite(name: str) -> Suite[Task] | None:
-    """The packaged single-call suite called ``name``, or None when there is none."""
+def shipped_suite(name: str) -> Suite[Any] | None:
+    """The packaged suite called ``name``, or None when there is none."""
     try:
-        suite = load_suite(name)
+        return load_suite(name)
     except (ValueError, OSError):
         return None
-    return suite if suite.scorer is not None else None
 
 
 def candidate_files(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
@@ -183,20 +189,25 @@ def load_runs(
             if document is None:
                 skipped.append((path, reason or "not a results file"))
             elif document.get("kind") == MULTI_TURN:
-                conversations.append(read_conversation_run(path, document))
+                conversations.append(read_conversation_run(path, document, suite_lookup))
             else:
                 runs.append(read_run(path, suite_lookup, document))
         except ReportInputError as exc:
             if strict:
                 raise
             skipped.append((path, f"malformed: {exc}"))
-    return LoadedRuns(tuple(unique_ids(runs)), tuple(skipped), tuple(conversations))
+    ids = Counter(r.run_id for r in (*runs, *conversations))
+    return LoadedRuns(
+        tuple(unique_ids(runs, ids)), tuple(skipped), tuple(unique_ids(conversations, ids))
+    )
 
 
-def unique_ids(runs: list[RunData]) -> list[RunData]:
+R = TypeVar("R", bound=RunInfo)
+
+
+def unique_ids(runs: list[R], counts: Mapping[str, int]) -> list[R]:
     """Give runs with the same file stem (from different folders) distinct ids."""
-    counts = Counter(r.run_id for r in runs)
-    out: list[RunData] = []
+    out: list[R] = []
     for run in runs:
         if counts[run.run_id] > 1:
             run = replace(run, run_id=f"{run.path.parent.name}/{run.run_id}")
@@ -233,16 +244,31 @@ def _success(item: Mapping[str, Any]) -> int:
     return int(bool(score.get("success", score.get("passed", 0))))
 
 
-def read_conversation_run(path: Path, document: Mapping[str, Any]) -> ConversationRun:
+def item_objects(path: Path, raw_items: Any) -> tuple[Mapping[str, Any], ...]:
+    """The items of a multi-turn document; each must be a JSON object with a task_id."""
+    if not isinstance(raw_items, list):
+        raise ReportInputError(f"{path}: 'items' is not a list")
+    for index, item in enumerate(raw_items):
+        if not isinstance(item, dict) or not isinstance(item.get("task_id"), str):
+            raise ReportInputError(f"{path}: items[{index}] is not an object with a task_id")
+    return tuple(raw_items)
+
+
+def outcome_counts(items: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Conversations per outcome class (the verdict class, or the ending when unscored)."""
+    return dict(Counter(str(i.get("outcome") or i.get("ending")) for i in items))
+
+
+def read_conversation_run(
+    path: Path, document: Mapping[str, Any], suite_lookup: SuiteLookup = shipped_suite
+) -> ConversationRun:
     """A multi-turn results document as a ConversationRun; ReportInputError when malformed."""
     try:
         config = need(document, "config", dict, path)
         suite = need(document, "suite", dict, path)
         counts = need(document, "counts", dict, path)
-        items = document.get("items")
-        if not isinstance(items, list):
-            raise ReportInputError(f"{path}: 'items' is not a list")
-        scored = [i for i in items if isinstance(i, Mapping) and i.get("score")]
+        items = item_objects(path, document.get("items"))
+        scored = [i for i in items if i.get("score")]
         original = document.get("original_metrics")
         headline = document.get("headline")
         return ConversationRun(
@@ -259,12 +285,15 @@ def read_conversation_run(path: Path, document: Mapping[str, Any]) -> Conversati
             answered=int(counts["answered"]),
             errors_by_class=error_counts(document.get("errors_by_class")),
             endings=error_counts(document.get("endings")),
-            outcomes=error_counts(document.get("outcomes")),
+            outcomes=error_counts(document.get("outcomes")) or outcome_counts(items),
             metrics=need(document, "metrics", dict, path),
             original_metrics=original if isinstance(original, dict) else None,
             scored=len(scored),
             successes=sum(_success(i) for i in scored),
             headline=headline if isinstance(headline, dict) else None,
+            categories=tuple(str(c) for c in suite.get("categories") or ()),
+            tasks=suite_tasks(suite, config, suite_lookup) or {},
+            item_json=items,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, ReportInputError):
@@ -300,6 +329,8 @@ def run_from_document(
     items = parse_items(path, document.get("items"))
     categories = tuple(str(c) for c in suite.get("categories") or ())
     known = suite_tasks(suite, config, suite_lookup)
+    if known and not all(isinstance(task, Task) for task in known.values()):
+        known = None  # a suite without gold calls: no single-call run of it to check against
     by_category, exact = planned_by_category(items, int(counts["planned"]), categories, known)
     pass_hat = document.get("pass_hat_k")
     return RunData(
@@ -323,7 +354,9 @@ def run_from_document(
         items=items,
         planned_by_category=by_category,
         planned_by_category_exact=exact,
-        gold={task_id: call for task_id, (_, call) in (known or {}).items()},
+        gold={task_id: task.gold for task_id, task in (known or {}).items()},
+        tasks=known or {},
+        item_json=tuple(document["items"]),
     )
 
 
@@ -335,13 +368,13 @@ def error_counts(raw: Any) -> dict[str, int]:
     return {str(k): int(v) for k, v in (raw or {}).items()}
 
 
-KnownTasks = dict[str, tuple[str, ToolCall]]
+KnownTasks = dict[str, Any]
 
 
 def suite_tasks(
     suite: Mapping[str, Any], config: Mapping[str, Any], suite_lookup: SuiteLookup
 ) -> KnownTasks | None:
-    """``task_id -> (category, gold)`` for the run's planned tasks, when the suite matches."""
+    """``task_id -> task`` for the run's planned tasks, when the suite matches."""
     found = suite_lookup(str(suite.get("name")))
     if found is None or found.version != suite.get("version"):
         return None
@@ -354,7 +387,7 @@ def suite_tasks(
     tasks = tasks[:limit] if isinstance(limit, int) and limit > 0 else tasks
     if len(tasks) != suite.get("n_tasks", len(tasks)):
         return None
-    return {t.id: (t.category, t.gold) for t in tasks}
+    return {t.id: t for t in tasks}
 
 
 def planned_by_category(
@@ -373,6 +406,6 @@ def planned_by_category(
         return {c: present.get(c, 0) for c in categories}, True
     if known is not None:
         repeats = planned // len(known) if known else 0
-        by_task = Counter(category for category, _ in known.values())
+        by_task = Counter(task.category for task in known.values())
         return {c: by_task.get(c, 0) * repeats for c in categories}, True
     return {c: present.get(c, 0) for c in categories}, False

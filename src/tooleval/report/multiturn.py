@@ -50,9 +50,17 @@ def _counts(values: dict[str, int] | Any) -> str:
 
 HEAD = [
     "#", "suite", "model", "setup", "finished", "headline", "rate [95% CI]", "original's rule",
-    "endings", "errors",
+    "endings", "outcomes", "errors",
 ]  # fmt: skip
-LEFT = frozenset({1, 2, 3, 5, 7, 8, 9})
+LEFT = frozenset({1, 2, 3, 5, 7, 8, 9, 10})
+NOTE = (
+    "headline: each suite's headline rate over the conversations the model finished "
+    "(InfraNode episodes: success; Cesium scenarios: scenarioCorrectRate, the runs judged "
+    "correct; interval: Wilson 95 %); original's rule: the Cesium original's "
+    "scenarioPassRate (every required tool got one schema-valid call; all runs), shown for "
+    "comparison only; endings count every conversation; outcomes are the suite's verdict "
+    "classes (the ending where a conversation was not scored)."
+)
 
 
 def beside_text(beside: Mapping[str, Any] | None) -> str:
@@ -81,6 +89,7 @@ def rows(summaries: Sequence[ConversationSummary]) -> list[list[str]]:
                 with_interval(s.success),
                 beside_text(s.beside),
                 _counts(run.endings),
+                _counts(run.outcomes),
                 _counts(run.errors_by_class),
             ]
         )
@@ -111,11 +120,7 @@ def markdown_lines(summaries: Sequence[ConversationSummary]) -> list[str]:
     lines = [
         "## Multi-turn runs",
         "",
-        "headline: each suite's headline rate over the conversations the model finished "
-        "(InfraNode episodes: success; Cesium scenarios: scenarioCorrectRate, the runs judged "
-        "correct; interval: Wilson 95 %); original's rule: the Cesium original's "
-        "scenarioPassRate (every required tool got one schema-valid call; all runs), shown for "
-        "comparison only; endings count every conversation; ⚠ = incomplete run.",
+        NOTE + " ⚠ = incomplete run.",
         "",
         *md_table(HEAD, rows(summaries)),
         "",

@@ -22,7 +22,7 @@ from tooleval.providers.base import Provider
 from tooleval.records import ConversationRecord, Task
 from tooleval.runner.conversation import Conversation, dialogue_of
 from tooleval.runner.dispatch import Dispatcher, Session
-from tooleval.runner.item import ItemSession
+from tooleval.runner.item import ItemSession, build_request
 from tooleval.runner.journal import (
     Journal,
     JournalError,
@@ -155,6 +155,21 @@ def open_journal(
     return journal
 
 
+def request_settings(
+    provider: Provider, suite: Suite[Any], config: RunConfig, tasks: Sequence[Any], multi: bool
+) -> dict[str, Any] | None:
+    """What the provider sends besides the conversation (the model family, token limit,
+    sampling, reasoning fields), from the run's first request: the results'
+    ``request_settings``. ValueError, before any request, for a setting the model's API
+    rejects. None for a provider that does not say (the embedded model, the fake)."""
+    describe = getattr(provider, "request_settings", None)
+    if describe is None or not tasks:
+        return None
+    tools = dialogue_of(suite).tools(tasks[0]) if multi else None
+    settings: dict[str, Any] = describe(build_request(tasks[0], suite, config, tools))
+    return settings
+
+
 def default_results_path(config: RunConfig) -> Path:
     """Where a run writes without ``output`` (the CLI always passes one)."""
     return config.output or Path("results") / "results.json"
@@ -177,6 +192,7 @@ def run_suite(
     if suite.scorer is None:
         raise ValueError(f"suite {suite.name!r} has no single-call scorer; use its multi-turn run")
     tasks = select_tasks(suite, config)
+    settings = request_settings(provider, suite, config, tasks, multi=False)
     output = default_results_path(config)
     header = journal_header(config, suite)
     records, append = previous_records(config, output, header)
@@ -208,6 +224,7 @@ def run_suite(
         journal.close()
         document = build_results(config, suite, tasks, records, started, control.stop_reason)
         document["tools_check"] = tools_check_section(guard)
+        document["request_settings"] = settings
         write_results(output, document)
     return document
 
@@ -228,6 +245,7 @@ def run_conversations(
         modes = ", ".join(dialogue.modes)
         raise ValueError(f"suite {suite.name!r} runs conversations in {modes} mode only")
     tasks = select_tasks(suite, config)
+    settings = request_settings(provider, suite, config, tasks, multi=True)
     records: dict[Key, ConversationRecord] = {}
 
     def finish(session: Session) -> None:
@@ -252,6 +270,7 @@ def run_conversations(
             config, suite, tasks, records, started, control.stop_reason
         )
         document["tools_check"] = tools_check_section(guard)
+        document["request_settings"] = settings
         document.update(extra or {})
         write_results(default_results_path(config), document)
     return document

@@ -10,13 +10,19 @@ Each answer is read as:
   (a call without an id gets ``call_<round>_<n>``);
 - text holding a readable call, where the dialogue reads text calls -> executed, answered with
   the dialogue's prompt-mode feedback message;
-- a call that cannot be read (broken JSON, arguments not an object) -> not executed: an
-  invalid call answered with the dialogue's refusal, so the model can repair it;
-- any other text -> the final answer: the conversation ends (``answered``).
+- a call that cannot be read (broken JSON, arguments not an object, or a call the provider's
+  API itself could not read: ``malformed_call``) -> not executed: an invalid call answered
+  with the dialogue's refusal, so the model can repair it;
+- any other text -> the final answer: the conversation ends (``answered``; a refusal or a
+  filtered answer is recorded as ``stop_class: refused``).
+
+The model's turn goes back into the history with the provider's opaque state
+(``provider_data``: thought signatures, thinking blocks), which only the provider reads.
 
 It also ends after ``max_rounds`` model turns (``max_rounds``), on a provider error that
-survived the retries (``provider_error``), when the run's request budget is spent mid-way
-(``budget_exhausted``) or before it starts when the dialogue blocks the task (``blocked``).
+survived the retries or an answer our token budget cut off (``provider_error``), when the
+run's request budget is spent mid-way (``budget_exhausted``) or before it starts when the
+dialogue blocks the task (``blocked``).
 It never stops because the suite's goal looks reached: recovery and final answers are part of
 what is measured. No I/O except the environment's.
 """
@@ -41,7 +47,14 @@ from tooleval.records import (
     ToolCall,
     Usage,
 )
-from tooleval.runner.item import TRUNCATED_REASONING, build_request
+from tooleval.runner.item import (
+    TRUNCATED,
+    TRUNCATED_REASONING,
+    build_request,
+    cut_off,
+    model_failure,
+    stop_of,
+)
 from tooleval.runner.records import RunConfig
 from tooleval.runner.requests import MAX_REQUESTS
 from tooleval.suites.base import Dialogue, EnvironmentUnavailable, Suite, ToolResult
@@ -61,8 +74,10 @@ def with_call_ids(calls: Sequence[NativeToolCall], round_no: int) -> tuple[Nativ
 
 def assistant_turn(response: GenerationResponse, calls: Sequence[NativeToolCall] = ()) -> Message:
     """The model's turn as it goes back into the history (the one place that copies a
-    response into a message)."""
-    return Message("assistant", response.text, tool_calls=tuple(calls))
+    response into a message), with the provider's opaque state for replaying it."""
+    return Message(
+        "assistant", response.text, tool_calls=tuple(calls), provider_data=response.provider_data
+    )
 
 
 def dialogue_of(suite: Suite[Any]) -> Dialogue[Any]:
@@ -93,6 +108,7 @@ class Conversation:
         self.ending: str | None = None
         self.error_class: str | None = None
         self.error_message: str | None = None
+        self.stop_class: str | None = None
         blocked = self.dialogue.blocked(task)
         if blocked is not None:
             self._end("blocked", None, blocked)
@@ -118,11 +134,13 @@ class Conversation:
         self.requests += attempts
         self.latency_s = latency_s
         self.usage.append(response.usage)
-        parsed = parse_response(response.text, response.tool_calls)
+        parsed = model_failure(parse_response(response.text, response.tool_calls), response)
         if self.rounds == 1 and self.suite.scorer is not None:
             self.first_call = self.suite.scorer(self.task, parsed)
-        if parsed.reason == "reasoning_unterminated" and response.finish_reason == "length":
-            self._end("provider_error", ErrorClass.REASONING_TRUNCATED.value, TRUNCATED_REASONING)
+        error = cut_off(parsed, response)
+        if error is not None:
+            cut = TRUNCATED_REASONING if error is ErrorClass.REASONING_TRUNCATED else TRUNCATED
+            self._end("provider_error", error.value, cut)
             return
         try:
             self._play(response)
@@ -153,6 +171,8 @@ class Conversation:
     def _play(self, response: GenerationResponse) -> None:
         if response.tool_calls:
             self._native_round(response)
+        elif stop_of(response) == "malformed_call":
+            self._unreadable_round(response, "malformed_call")
         elif self.dialogue.text_calls:
             self._text_round(response, parse_text(response.text))
         else:
@@ -161,7 +181,16 @@ class Conversation:
     def _final(self, response: GenerationResponse) -> None:
         self.messages.append(assistant_turn(response))
         self.final_answer = response.text or ""
+        if stop_of(response) == "refused":
+            self.stop_class = "refused"
         self._end("answered", None, None)
+
+    def _unreadable_round(self, response: GenerationResponse, reason: str) -> None:
+        """A turn whose call could not be read at all: refused, answered with feedback."""
+        self.messages.append(assistant_turn(response))
+        refused = self._refuse("?", None, "unreadable_call", reason, recorded=reason)
+        text = self.dialogue.result_text(refused.body)
+        self.messages.append(self.dialogue.prompt_feedback([("?", text)]))
 
     def _native_round(self, response: GenerationResponse) -> None:
         calls = with_call_ids(response.tool_calls, self.rounds)
@@ -195,8 +224,12 @@ class Conversation:
             results.append((call.name, self.dialogue.result_text(result.body)))
         self.messages.append(self.dialogue.prompt_feedback(results))
 
-    def _refuse(self, name: str, call_id: str | None, code: str, detail: str) -> ToolResult:
-        result = ToolResult(self.dialogue.refusal(code, detail), False, error=code)
+    def _refuse(
+        self, name: str, call_id: str | None, code: str, detail: str, recorded: str | None = None
+    ) -> ToolResult:
+        """Refuse a call: the model is shown the dialogue's refusal for ``code``; the call is
+        recorded with the error ``recorded`` (default ``code``)."""
+        result = ToolResult(self.dialogue.refusal(code, detail), False, error=recorded or code)
         self._record(ToolCall(name, {}), call_id, result)
         return result
 
@@ -240,6 +273,7 @@ class Conversation:
             error_message=self.error_message,
             usage=tuple(self.usage),
             latency_s=self.latency_s,
+            stop_class=self.stop_class,
         )
         if base.ending not in ("answered", "max_rounds"):
             return base

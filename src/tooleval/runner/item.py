@@ -7,12 +7,56 @@ from typing import Any
 
 from tooleval.parsing import parse_response
 from tooleval.providers.base import ErrorClass, ProviderError
-from tooleval.records import GenerationRequest, GenerationResponse, Mode, Task, ToolSpec
+from tooleval.providers.stops import stop_class
+from tooleval.records import (
+    GenerationRequest,
+    GenerationResponse,
+    Mode,
+    ParseResult,
+    Task,
+    ToolSpec,
+)
 from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.scoring import score_parse
 from tooleval.suites.base import Suite
 
 TRUNCATED_REASONING = "the token budget ended inside the reasoning; no answer was produced"
+TRUNCATED = "the token budget ended before a readable answer; rerun with a larger --max-tokens"
+
+
+CUT_REASONS = frozenset(
+    {"empty", "invalid_json", "invalid_arguments_json", "reasoning_unterminated"}
+)
+"""Parser reasons that, in an answer our budget cut off, mean the cut fell before or inside a
+call (or inside the reasoning). Prose with no call begun (``no_json``) stays the model's
+answer even when cut."""
+
+
+def stop_of(response: GenerationResponse) -> str:
+    """The answer's class in the one taxonomy (from its finish reason when the provider did
+    not class it, e.g. the embedded model's ``length``)."""
+    return response.stop_class or stop_class(response.finish_reason)
+
+
+def cut_off(parsed: ParseResult, response: GenerationResponse) -> ErrorClass | None:
+    """The error for an answer our token budget cut off before a readable call (a setup
+    problem, never scored): REASONING_TRUNCATED when it stopped inside the reasoning, else
+    TRUNCATED. None when the answer holds a readable call, is prose without a call begun, or
+    ended on its own."""
+    if parsed.ok or stop_of(response) != "truncated" or parsed.reason not in CUT_REASONS:
+        return None
+    if parsed.reason == "reasoning_unterminated":
+        return ErrorClass.REASONING_TRUNCATED
+    return ErrorClass.TRUNCATED
+
+
+def model_failure(parsed: ParseResult, response: GenerationResponse) -> ParseResult:
+    """A refusal or a call the API could not read is the model's answer, scored as a miss of
+    its own class (``refused``, ``malformed_call``) rather than as text without a call."""
+    stop = stop_of(response)
+    if parsed.ok or stop not in ("refused", "malformed_call"):
+        return parsed
+    return ParseResult((), reason=stop)
 
 
 def build_request(
@@ -28,6 +72,7 @@ def build_request(
         temperature=config.temperature,
         seed=config.seed,
         reasoning=config.reasoning,
+        top_p=config.top_p,
     )
 
 
@@ -39,8 +84,8 @@ def record_from_response(
     attempts: int = 1,
     suite: Suite[Any] | None = None,
 ) -> ItemRecord:
-    """Parse and score an answer; output cut off inside reasoning is an error, not a miss."""
-    parsed = parse_response(response.text, response.tool_calls)
+    """Parse and score an answer; an answer our budget cut off is an error, not a miss."""
+    parsed = model_failure(parse_response(response.text, response.tool_calls), response)
     base = ItemRecord(
         task_id=task.id,
         category=task.category,
@@ -53,9 +98,10 @@ def record_from_response(
         attempts=attempts,
         finish_reason=response.finish_reason,
     )
-    if parsed.reason == "reasoning_unterminated" and response.finish_reason == "length":
-        error = ErrorClass.REASONING_TRUNCATED.value
-        return replace(base, error_class=error, error_message=TRUNCATED_REASONING)
+    error = cut_off(parsed, response)
+    if error is not None:
+        message = TRUNCATED_REASONING if error is ErrorClass.REASONING_TRUNCATED else TRUNCATED
+        return replace(base, error_class=error.value, error_message=message)
     scorer = suite.scorer if suite is not None and suite.scorer is not None else score_parse
     return replace(base, score=scorer(task, parsed))
 

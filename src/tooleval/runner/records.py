@@ -26,8 +26,9 @@ class RunConfig:
     environment (``api_key_env`` is only the variable's name).
 
     ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
-    the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``tools_check`` checks that
-    an OpenAI-compatible server put the tools into the prompt (``runner.toolcheck``).
+    the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``temperature`` and ``top_p``
+    None leave sampling to the model family's defaults (``providers.families``). ``tools_check``
+    checks that an OpenAI-compatible server put the tools into the prompt (``runner.toolcheck``).
     """
 
     suite: str = "infranode"
@@ -47,7 +48,8 @@ class RunConfig:
     limit: int | None = None
     repeats: int = 1
     max_tokens: int = 160
-    temperature: float = 0.0
+    temperature: float | None = None
+    top_p: float | None = None
     seed: int | None = None
     reasoning: str | None = None
     timeout_s: float = 60.0

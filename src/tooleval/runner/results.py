@@ -73,6 +73,16 @@ def header(
     }
 
 
+MODEL_STOPS = ("refused", "malformed_call")
+"""Answers that ended in a refusal (or a filter) or a call the provider's API could not read:
+model behaviour, scored, and counted in ``model_stops`` (docs/results-format.md)."""
+
+
+def model_stops(reasons: Iterable[str | None]) -> dict[str, int]:
+    found = Counter(reason for reason in reasons if reason in MODEL_STOPS)
+    return {name: found[name] for name in MODEL_STOPS}
+
+
 def counts_of(
     planned: Sequence[Key], answered: Iterable[Key], error_classes: Iterable[str | None]
 ) -> tuple[dict[str, int], dict[str, int]]:
@@ -142,6 +152,9 @@ def build_results(
         complete=counts["answered"] == len(planned),
         counts=counts,
         errors_by_class=errors,
+        model_stops=model_stops(
+            r.parsed.reason for r in records.values() if r.answered and r.parsed is not None
+        ),
         metrics=metrics,
         metrics_answered=compute_metrics(tasks, records, config.repeats, suite.categories, True),
         exec_match=exec_match_rates(records.values()),
@@ -182,6 +195,9 @@ def build_conversation_results(
         complete=counts["answered"] == len(planned),
         counts=counts,
         errors_by_class=errors,
+        model_stops=model_stops(
+            [r.stop_class for r in present] + [c.error for r in present for c in r.calls]
+        ),
         endings={name: endings[name] for name in ENDINGS if endings[name]},
         **summary,
     )

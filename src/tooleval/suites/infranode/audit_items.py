@@ -15,7 +15,12 @@ from tooleval.records import Task, ToolCall, ToolSpec
 from tooleval.scoring import listing_target, score_call
 from tooleval.suites.infranode.api.facts import aliases, city_index
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool
-from tooleval.suites.infranode.confusables import call_subject, mask, wording_problems
+from tooleval.suites.infranode.confusables import (
+    call_subject,
+    mask,
+    unclear_city_names,
+    wording_problems,
+)
 from tooleval.suites.infranode.execmatch import exec_match
 from tooleval.suites.infranode.generator import board_station_names, station_rows
 from tooleval.suites.infranode.slugforms import display_alias, is_plain
@@ -187,6 +192,11 @@ def check_wording(task: Task, context: AuditContext) -> list[str]:
     return wording_problems(masked_question(task), subject, accepted)
 
 
+def check_city_word(task: Task, context: AuditContext) -> list[str]:
+    """A city that is also an everyday word ("Essen") is named where only a place fits."""
+    return unclear_city_names(task.question, place_names(task))
+
+
 def check_slug_rule(task: Task, context: AuditContext) -> list[str]:
     """Plain, named cities outside slug_resolution; no slug given away inside it."""
     problems = []
@@ -259,6 +269,7 @@ ITEM_CHECKS: dict[str, Check] = {
     "call_implies_exec": check_call_implies_exec,
     "stations_rule": check_stations_rule,
     "wording": check_wording,
+    "city_word": check_city_word,
     "slug_rule": check_slug_rule,
     "prompt_leak": check_prompt_leak,
     "two_step_target": check_two_step,

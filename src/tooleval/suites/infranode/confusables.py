@@ -4,6 +4,8 @@
 tool (``overview``, ``stations``, …) with the German names that point to it, the subjects a
 reader could take instead, the words its payload cannot answer, and whether any question may
 ask for it. Names under ``shared`` fit several subjects ("Hochwasser": flood or water-level).
+``city_words`` are city names that are also everyday German words ("Essen"): a question names
+such a city only where nothing but a place fits (``unclear_city_names``).
 
 A part of a question *reads as* the subjects that every name found in it fits (the longest
 match wins where names overlap, so "Hochwasserwarnung" is not also "Hochwasser"), plus every
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -91,6 +93,7 @@ class ConfusablesTable:
     names: Mapping[str, frozenset[str]]  # folded name -> subjects it fits
     same_as: Mapping[str, str]
     literal: frozenset[str] = frozenset()  # folded names that name each of their subjects
+    city_words: Mapping[str, str] = field(default_factory=dict)  # city name -> its other sense
 
     def canonical(self, subject: str) -> str:
         return self.same_as.get(subject, subject)
@@ -191,7 +194,8 @@ def table_from_json(data: Mapping[str, Any], source: str = TABLE_FILE) -> Confus
         raise ValueError(f"{source}: a name folds to nothing")
     same_as = {str(k): str(v) for k, v in (data.get("same_as") or {}).items()}
     frozen = {k: frozenset(v) for k, v in names.items()}
-    return ConfusablesTable(subjects, frozen, same_as, frozenset(literal))
+    city_words = {str(k): str(v) for k, v in (data.get("city_words") or {}).items()}
+    return ConfusablesTable(subjects, frozen, same_as, frozenset(literal), city_words)
 
 
 @cache
@@ -283,3 +287,32 @@ def reading_problem(reading: Reading, subject: str, accepted: frozenset[str]) ->
     if fits - {subject} - accepted:
         return f"the wording also fits {', '.join(sorted(fits - {subject} - accepted))}: {names}"
     return None
+
+
+# Words after which a name can only be a place: "in Essen", "nach Siegen", "die Stadt Essen",
+# "der Städte Essen und Ulm".
+PLACE_WORDS = frozenset({"in", "nach", "aus", "bei", "um", "ab", "stadt", "städte"})
+
+
+def unclear_city_names(
+    question: str, names: Iterable[str], table: ConfusablesTable | None = None
+) -> list[str]:
+    """Where ``question`` names a city that is also an everyday word ("Überblick über Essen?")
+    so that the other sense fits too. Such a name must follow a place word (``PLACE_WORDS``),
+    directly or through an enumeration of the question's places ("in Ulm, Essen oder Kiel"),
+    or carry its bracket ("Halle (Saale)")."""
+    table = table or load_table()
+    spoken = sorted({n for n in names if n}, key=len, reverse=True)
+    if not spoken:
+        return []
+    listed = re.compile(rf"(?:{'|'.join(map(re.escape, spoken))})(?:\s*,\s*|\s+(?:und|oder)\s+)$")
+    problems = []
+    for word, sense in table.city_words.items():
+        for found in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-]|\s*\()", question):
+            before = question[: found.start()]
+            while (item := listed.search(before)) is not None:
+                before = before[: item.start()]
+            last = before.split()[-1].casefold() if before.split() else ""
+            if last not in PLACE_WORDS:
+                problems.append(f"'{word}' reads as {sense} here; name it as a place ('in {word}')")
+    return problems

@@ -4,8 +4,9 @@ Every candidate task is a (question, gold call) pair built from the API's own an
 city register, station lists, city boards, coverage). A candidate is kept only if its gold call
 answers as expected (``ok``; ``not_covered`` for the not_covered category), its wording points
 to the gold tool or key alone by the confusables table and asks only for what the answer holds
-(``confusables.wording_problems``), and, in slug_resolution, the API resolves the name as
-written to the gold slug. Output is deterministic for a seed and API snapshot, and a smaller
+(``confusables.wording_problems``), it names a city that is also an everyday word only as a
+place (``confusables.unclear_city_names``), and, in slug_resolution, the API resolves the name
+as written to the gold slug. Output is deterministic for a seed and API snapshot, and a smaller
 ``max_per_category`` gives a prefix of each category of a larger one.
 """
 
@@ -24,7 +25,13 @@ from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION,
 from tooleval.suites.infranode.api import ApiResponse
 from tooleval.suites.infranode.api.facts import aliases
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
-from tooleval.suites.infranode.confusables import call_subject, load_table, mask, wording_problems
+from tooleval.suites.infranode.confusables import (
+    call_subject,
+    load_table,
+    mask,
+    unclear_city_names,
+    wording_problems,
+)
 from tooleval.suites.infranode.phrasing import Phrase
 from tooleval.suites.infranode.phrasing_keys import NOT_COVERED_PHRASES, RESOURCE_PHRASES
 from tooleval.suites.infranode.picking import CityCycle, Picker, cycle, kind_rounds
@@ -116,6 +123,8 @@ class Generator:
         status = self.status(gold.name, gold.arguments)
         if status != candidate.expect_status or not self._wording_ok(candidate):
             return None
+        if unclear_city_names(candidate.question, candidate.spoken):
+            return None
         form = candidate.slug_form
         if form is not None and not self._resolves(form.text, form.slug):
             return None
@@ -161,7 +170,7 @@ class Generator:
 
     def _routing_broad(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
         for city in self._plain_cities(rng):
-            phrase = picker.pick(phrasing.OVERVIEW)
+            phrase = picker.pick(phrasing.OVERVIEW, names_clearly(city.name))
             yield city_candidate(phrase, call("get_city_overview", city), city)
 
     def _routing_named(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
@@ -169,7 +178,9 @@ class Generator:
             tool, bank = (
                 ("weather", phrasing.WEATHER) if index % 2 == 0 else ("air_quality", phrasing.AIR)
             )
-            yield city_candidate(picker.pick(bank), call(tool, city), city)
+            yield city_candidate(
+                picker.pick(bank, names_clearly(city.name)), call(tool, city), city
+            )
 
     def _resource_key(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
         yield from self._keyed(rng, picker, RESOURCE_PHRASES, "ok")
@@ -199,15 +210,18 @@ class Generator:
                 key = owner[phrase.text]
                 pending.remove(key)
                 used[key].add(phrase.text)
-                city = cities.take(self._answering(key, status))
+                city = cities.take(self._answering(key, status, phrase))
                 if city is not None:
                     gold = ToolCall("get_city_data", data_args(city, key))
                     yield city_candidate(phrase, gold, city, expect_status=status)
 
-    def _answering(self, key: str, status: str) -> Callable[[City], bool]:
-        """A predicate: does ``get_city_data(city, key)`` answer with ``status``?"""
+    def _answering(self, key: str, status: str, phrase: Phrase) -> Callable[[City], bool]:
+        """A predicate: does ``phrase`` name the city clearly, and ``get_city_data(city, key)``
+        answer with ``status``?"""
 
         def answers(city: City) -> bool:
+            if not names_clearly(city.name)(phrase):
+                return False
             return self.status("get_city_data", data_args(city, key)) == status
 
         return answers
@@ -218,7 +232,7 @@ class Generator:
         for form in kind_rounds(forms, rng):
             tool = next(tools)
             bank = SLUG_BANKS[(tool, form.kind == "exonym")]
-            phrase = picker.pick(bank)
+            phrase = picker.pick(bank, names_clearly(form.text))
             question = phrase.text.format(city=form.text)
             gold = ToolCall(tool, {"slug": form.slug})
             yield Candidate(question, gold, phrase, (form.text,), slug_form=form)
@@ -232,7 +246,9 @@ class Generator:
             if not order:
                 order = rng.sample(types, len(types))
             poi = order.pop()
-            phrase = picker.pick(phrasing.POI_GENERIC + phrasing.POI_SPECIFIC.get(poi, ()))
+            phrase = picker.pick(
+                phrasing.POI_GENERIC + phrasing.POI_SPECIFIC.get(poi, ()), names_clearly(city.name)
+            )
             nouns, n = phrasing.POI_NOUNS[poi], forms_used[poi]
             forms_used[poi] += 1
             question = phrase.text.format(
@@ -252,7 +268,8 @@ class Generator:
                 order = rng.sample(sorted(phrasing.COMPARE_PHRASES), len(phrasing.COMPARE_PHRASES))
             resource, size = order.pop(), 2 + index % 2
             chosen = cities.take_distinct(size)
-            phrase = picker.pick([p for p in phrasing.COMPARE_PHRASES[resource] if size in p.sizes])
+            sized = [p for p in phrasing.COMPARE_PHRASES[resource] if size in p.sizes]
+            phrase = picker.pick(sized, compares_clearly(resource, chosen))
             yield compare_candidate(phrase, resource, chosen)
 
     def _two_step(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
@@ -316,6 +333,26 @@ def city_candidate(
 ) -> Candidate:
     question = phrase.text.format(city=city.name)
     return Candidate(question, gold, phrase, (city.name,), expect_status=expect_status)
+
+
+def names_clearly(name: str) -> Callable[[Phrase], bool]:
+    """A test: does a ``{city}`` template name the city ``name`` as a place (see
+    ``confusables.unclear_city_names``: "Überblick über Essen?" does not)?"""
+
+    def clear(phrase: Phrase) -> bool:
+        return not unclear_city_names(phrase.text.replace("{city}", name), (name,))
+
+    return clear
+
+
+def compares_clearly(resource: str, chosen: Sequence[City]) -> Callable[[Phrase], bool]:
+    """``names_clearly`` for a compare template and its cities."""
+
+    def clear(phrase: Phrase) -> bool:
+        candidate = compare_candidate(phrase, resource, chosen)
+        return not unclear_city_names(candidate.question, candidate.spoken)
+
+    return clear
 
 
 def compare_candidate(phrase: Phrase, resource: str, chosen: Sequence[City]) -> Candidate:

@@ -60,7 +60,7 @@ OVERVIEW = bank(
         "{city} im Überblick, bitte.",
         "Alles Wichtige zu {city} auf einen Blick?",
         "Das Wichtigste über {city} in Kürze?",
-        "Rundumblick auf {city}, bitte.",
+        "Kurzüberblick zu {city}, bitte.",
         "Ein Gesamtbild von {city}, bitte.",
         "Überblick über {city}?",
     ),
@@ -71,7 +71,7 @@ WEATHER = bank(
         "Wie ist die aktuelle Wetterlage in {city}?",
         "Welche Temperatur wird derzeit in {city} gemessen?",
         "Wie hoch ist die Luftfeuchtigkeit in {city} im Moment?",
-        "Mit wie viel Wind muss man in {city} gerade rechnen?",
+        "Wie stark weht der Wind derzeit in {city}?",
         "Gibt es in {city} zurzeit Niederschlag?",
     ),
     colloquial=(
@@ -116,7 +116,7 @@ AIR = bank(
 SLUG_WEATHER = bank(
     formal=(
         "Wie ist gerade das Wetter in {city}?",
-        "Welche Temperatur hat es momentan in {city}?",
+        "Welche Temperatur herrscht momentan in {city}?",
     ),
     colloquial=(
         "Schau doch mal nach, wie warm es in {city} gerade ist.",
@@ -197,7 +197,7 @@ POI_GENERIC = bank(
         "Wo gibt es in {city} {plural}?",
     ),
     colloquial=(
-        "Ich bin gerade in {city} und suche {one}. Wo gibt's da welche?",
+        "Ich bin neu in {city} und suche {one}. Wo gibt's da welche?",
         "Welche {plural} kennst du in {city}?",
         "Wo find ich in {city} {one}?",
     ),
@@ -209,7 +209,7 @@ POI_SPECIFIC: dict[str, tuple[Phrase, ...]] = {
             "Mir sind die Kopfschmerztabletten ausgegangen. Wo gibt's in {city} eine Apotheke?",
         )
     ),
-    "restaurant": bank(formal=("Wo kann man in {city} gut essen gehen?",)),
+    "restaurant": bank(formal=("Wo kann man in {city} essen gehen?",)),
     "police": bank(
         formal=("Ich möchte in {city} eine Anzeige erstatten. Wo finde ich eine Polizeiwache?",)
     ),
@@ -239,14 +239,14 @@ COMPARE_PHRASES: dict[str, tuple[Phrase, ...]] = {
     "unemployment": (
         *bank(
             formal=("Wie unterscheiden sich {cities_and} bei der Arbeitslosenquote?",),
-            terse=("Arbeitslosenquoten von {cities_and} im Vergleich?",),
+            terse=("Arbeitslosenquoten in {cities_and} im Vergleich?",),
         ),
         *sized(2, bank(colloquial=("Wo ist die Arbeitslosenquote niedriger: in {cities_or}?",))),
     ),
     "tourism": (
         *bank(
             formal=("Vergleichen Sie die Übernachtungszahlen von {cities_and}.",),
-            terse=("Touristische Übernachtungen: {cities_and} im Vergleich?",),
+            terse=("Touristische Übernachtungen in {cities_and} im Vergleich?",),
         ),
         *sized(2, bank(colloquial=("Welche Stadt hatte mehr Übernachtungen: {cities_or}?",))),
     ),
@@ -255,7 +255,7 @@ COMPARE_PHRASES: dict[str, tuple[Phrase, ...]] = {
             formal=(
                 "Stellen Sie bitte die Durchschnittsmieten laut Zensus für {cities_and} gegenüber.",
             ),
-            terse=("Zensus-Haushaltszahlen für {cities_and} im Vergleich?",),
+            terse=("Zensus-Haushaltszahlen in {cities_and} im Vergleich?",),
         ),
         *sized(
             2,

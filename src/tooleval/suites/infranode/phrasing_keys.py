@@ -240,10 +240,8 @@ RESOURCE_PHRASES: dict[str, tuple[Phrase, ...]] = {
         terse=("Straßenbäume in {city}?",),
     ),
     "public-tenders": bank(
-        formal=("Welche öffentlichen Ausschreibungen hat die Stadt {city} gerade laufen?",),
-        colloquial=(
-            "Sucht {city} gerade Firmen für öffentliche Aufträge? Was ist ausgeschrieben?",
-        ),
+        formal=("Welche öffentlichen Aufträge schreibt die Stadt {city} derzeit aus?",),
+        colloquial=("Hat {city} gerade Ausschreibungen laufen? Was wird da vergeben?",),
         terse=("Offene Ausschreibungen in {city}?",),
     ),
     "bike-counts": bank(

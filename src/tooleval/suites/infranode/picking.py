@@ -25,7 +25,11 @@ class Picker:
         self.registers: Counter[str] = Counter()
         self.openings: Counter[str] = Counter()
 
-    def pick(self, phrases: Sequence[Phrase]) -> Phrase:
+    def pick(
+        self, phrases: Sequence[Phrase], fits: Callable[[Phrase], bool] = lambda p: True
+    ) -> Phrase:
+        """The least used template among those that ``fits`` (all of them if none fits)."""
+
         def weight(p: Phrase) -> tuple[int, int, int, float]:
             used = (
                 self.templates[p.text],
@@ -34,7 +38,7 @@ class Picker:
             )
             return (*used, self.rng.random())
 
-        best = min(phrases, key=weight)
+        best = min([p for p in phrases if fits(p)] or phrases, key=weight)
         self.templates[best.text] += 1
         self.registers[best.register] += 1
         self.openings[opening(best.text)] += 1
