@@ -64,10 +64,13 @@ reasoning blocks": pass them back unmodified, openrouter.ai/docs/use-cases/reaso
 and the ``reasoning`` text beside them."""
 
 
-def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def render_openai_messages(
+    messages: Sequence[Message], tool_turn_content: str | None = None
+) -> list[dict[str, Any]]:
     """Chat messages in the OpenAI format, including assistant tool calls and tool results.
     Unreadable calls go back as text (``history.readable``); a tool-call turn carries back the
-    reasoning fields its answer had."""
+    reasoning fields its answer had, and ``tool_turn_content`` as its content when it had no
+    text (None: ``null``, as the OpenAI API documents it; ``Preset.tool_turn_content``)."""
     rendered: list[dict[str, Any]] = []
     for index, message in enumerate(readable(messages)):
         if message.role == "tool":
@@ -81,6 +84,8 @@ def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             continue
         item: dict[str, Any] = {"role": message.role, "content": message.content}
         if message.role == "assistant" and message.tool_calls:
+            if item["content"] is None:
+                item["content"] = tool_turn_content
             item.update(own(message.provider_data, "openai"))
             item["tool_calls"] = [
                 {
@@ -154,7 +159,9 @@ def build_openai_body(
     the preset says otherwise): llama-cpp-python's ``chatml-function-calling`` leaves the tools
     out of the prompt when a request has none (docs/backends/llama-cpp.md)."""
     _, fields = settings_for(request, model, preset)
-    body: dict[str, Any] = {"model": model, "messages": render_openai_messages(request.messages)}
+    empty = preset.tool_turn_content if preset else None
+    messages = render_openai_messages(request.messages, empty)
+    body: dict[str, Any] = {"model": model, "messages": messages}
     if request.tools:
         body["tools"] = [tool.to_openai() for tool in request.tools]
         choice = preset.tool_choice if preset else "auto"
