@@ -70,9 +70,7 @@ def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def serve(
-    *replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai"
-) -> OpenAIServer:
+def serve(*replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai") -> OpenAIServer:
     """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
     ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
     return OpenAIServer(replies, tools, flavour)
