@@ -30,7 +30,8 @@ import pytest
 from servers.llama_cpp_server import SERVER_ENV, LlamaServer, server_python, start
 from tooleval.cli import main
 from tooleval.providers.openai_compat import OpenAICompatProvider
-from tooleval.runner import run_suite
+from tooleval.runner import load_run_suite, run_suite, select_tasks
+from tooleval.runner.item import build_request
 from tooleval.runner.records import RunConfig
 from tooleval.runner.toolcheck import ToolsNotDelivered
 
@@ -187,8 +188,9 @@ def lm_eval_executable() -> Path:
     return path
 
 
-def lm_eval_outputs(server: LlamaServer, work: Path) -> list[str]:
-    """lm-eval's ``local-chat-completions`` on the first ITEMS tasks: the outputs in order."""
+def lm_eval_samples(server: LlamaServer, work: Path) -> list[tuple[list[Any], str]]:
+    """lm-eval's ``local-chat-completions`` on the first ITEMS tasks: (messages, output) in
+    task order."""
     from tooleval.integrations.lm_eval import TASK_NAME, task_dir
 
     model_args = (
@@ -209,11 +211,23 @@ def lm_eval_outputs(server: LlamaServer, work: Path) -> list[str]:
     assert len(samples) == 1, samples
     rows = [json.loads(line) for line in samples[0].read_text().splitlines() if line.strip()]
     rows.sort(key=lambda row: row["doc_id"])
-    return [row["resps"][0][0] for row in rows]
+    return [(json.loads(row["arguments"]["gen_args_0"]["arg_0"][0]), row["resps"][0][0])
+            for row in rows]  # fmt: skip
+
+
+def direct_messages() -> list[list[dict[str, Any]]]:
+    """The messages the direct runner sent for the first ITEMS tasks in prompt mode."""
+    config = RunConfig(suite="infranode", mode="prompt", limit=ITEMS)
+    suite = load_run_suite(config)
+    requests = [build_request(task, suite, config) for task in select_tasks(suite, config)]
+    return [[{"role": m.role, "content": m.content} for m in r.messages] for r in requests]
 
 
 def test_lm_eval_and_the_direct_runner_give_identical_outputs(
     prompt_server: LlamaServer, prompt_run: Path, tmp_path: Path
 ) -> None:
+    samples = lm_eval_samples(prompt_server, tmp_path)
+    # same prompts first: an lm-eval venv with another checkout's tooleval fails here, clearly
+    assert [messages for messages, _ in samples] == direct_messages()
     direct = [item["raw_output"] for item in read(prompt_run)["items"]]
-    assert lm_eval_outputs(prompt_server, tmp_path) == direct
+    assert [output for _, output in samples] == direct
