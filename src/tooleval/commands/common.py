@@ -40,7 +40,10 @@ EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     EXIT_OK: "done (a run: every planned item answered)",
-    EXIT_FAILED: "a check failed (selftest, audit, schema gate, routing misses, routing baseline)",
+    EXIT_FAILED: (
+        "a check failed (selftest, audit, schema gate, routing misses, routing baseline, "
+        "tools check)"
+    ),
     EXIT_BAD_INPUT: "bad input: a flag out of range, an unknown name, an unreadable file",
     EXIT_INCOMPLETE: "a run stopped incomplete; its results file is written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); what was answered is kept",
