@@ -34,10 +34,28 @@ def act(env: InfraNodeEnv, obs: Observation, last: str, turn: int) -> ToolCall |
     target = task.provenance.get("target_station") or {}
     if turn == 1 and target:
         eva = first_eva(last, target["name"]) or "0000000"
-        return ToolCall("station_board_departures", {"eva": eva})
+        arrivals = any(w in obs.question.casefold() for w in ("ankunft", "ankünfte", "ankommen"))
+        board = "station_board_arrivals" if arrivals else "station_board_departures"
+        return ToolCall(board, {"eva": eva})
     if task.category == "not_covered":
         return "Dazu liegen leider keine Daten vor."
-    return "Laut InfraNode: " + ", ".join(numbers(last)[:3]) + "."
+    return next_train(last) or "Laut InfraNode: " + ", ".join(numbers(last)[:3]) + "."
+
+
+def next_train(result: str) -> str | None:
+    """A German sentence about the first train of a board result (None for other results)."""
+    try:
+        payload = json.loads(result)["data"]["payload"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    rows = (
+        payload.get("departures") or payload.get("arrivals") if isinstance(payload, dict) else None
+    )
+    if not rows:
+        return None
+    first = rows[0]
+    place = f"nach {first['destination']}" if "destination" in first else f"aus {first['origin']}"
+    return f"Nächster Zug: {first['line']} {place} um {first['planned_time'][11:16]} Uhr."
 
 
 def numbers(result: str) -> list[str]:

@@ -50,7 +50,7 @@ def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
 def episode_replies(task_id: str, plan: str, gold: Any) -> list[dict[str, Any]]:
     call = (gold.name, dict(gold.arguments))
     if plan == "gold":
-        return [calls(call), {"text": "In Magdeburg ist es laut API mild; eine Jacke reicht."}]
+        return [calls(call), {"text": "Laut API sind die Werte dort gerade unauffällig."}]
     if plan == "repaired":
         wrong = (gold.name, {**gold.arguments, "resource": "indicators"})
         return [calls(wrong), calls(call), {"text": MARKUP}]

@@ -195,3 +195,29 @@ def test_the_reviewed_unnatural_questions_are_gone_from_the_phrase_bank() -> Non
         "Gibt es in {cities} gerade Unwetterwarnungen? Bitte im Vergleich.",
     }
     assert not texts & old
+
+
+def test_a_two_step_item_states_the_board_its_question_asks_for() -> None:
+    """Each shipped two_step item says departures or arrivals, matching its template's bank;
+    an item without it is a defect (the episode scorer accepts only the stated board)."""
+    from tooleval.suites.infranode import phrasing
+    from tooleval.suites.infranode.audit_items import item_defects
+
+    banks = {"departures": phrasing.DEPARTURES, "arrivals": phrasing.ARRIVALS}
+    two_step = [t for t in load_tasks() if t.category == "two_step"]
+    for task in two_step:
+        target = task.provenance["target_station"]
+        template = task.provenance["phrasing"]["template"]
+        assert template in {p.text for p in banks[target["board"]]}, task.id
+    assert {t.provenance["target_station"]["board"] for t in two_step} == set(banks)
+    shipped = two_step[0]
+    target = {k: v for k, v in shipped.provenance["target_station"].items() if k != "board"}
+    unstated = Task(
+        shipped.id, "two_step", shipped.question, shipped.gold, "2.0.0", {},
+        {**shipped.provenance, "target_station": target},
+    )  # fmt: skip
+    context = AuditContext(load_tools(), (), REPLICA, SUITE_VERSION)
+    assert [d.message for d in item_defects(unstated, context, ("two_step_target",))] == [
+        "target_station.board is not 'departures' or 'arrivals'"
+    ]
+    assert item_defects(shipped, context, ("two_step_target",)) == []

@@ -82,7 +82,16 @@ def first_departure(eva: str) -> str:
     return f"Nächste Abfahrt: {dep['line']} nach {dep['destination']} um {clock} Uhr."
 
 
-TWO_STEP_TASK = first_of("two_step")
+def two_step_asking(board: str) -> Task:
+    """The first two_step task whose question asks for ``board`` (departures or arrivals)."""
+    return next(
+        t
+        for t in SUITE.tasks
+        if t.category == "two_step" and t.provenance["target_station"]["board"] == board
+    )
+
+
+TWO_STEP_TASK = two_step_asking("departures")
 TWO_STEP = TWO_STEP_TASK.id
 TARGET = TWO_STEP_TASK.provenance["target_station"]["eva"]
 SLUG = TWO_STEP_TASK.gold.arguments["slug"]
@@ -145,15 +154,52 @@ def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
     assert score(record).success == 0
 
 
-def test_invented_number_makes_the_answer_ungrounded() -> None:
+def test_the_other_board_of_the_target_is_the_wrong_board() -> None:
+    """A question about departures is not answered by the arrivals board, nor the reverse."""
+    arriving = two_step_asking("arrivals")
+    arriving_eva = arriving.provenance["target_station"]["eva"]
+    arriving_slug = arriving.gold.arguments["slug"]
+    cases = [
+        (TWO_STEP, SLUG, "station_board_arrivals", TARGET),
+        (arriving.id, arriving_slug, "station_board_departures", arriving_eva),
+    ]
+    for task_id, slug, board, eva in cases:
+        record, _ = run(task_id, [call("stations", slug=slug), call(board, eva=eva), {"text": "."}])
+        assert (score(record).outcome, score(record).success) == ("wrong_board", 0)
+
+
+def test_the_asked_board_after_the_other_one_is_a_correction() -> None:
+    replies = [
+        call("stations", slug=SLUG, q=Q),
+        call("station_board_arrivals", eva=TARGET),
+        call("station_board_departures", eva=TARGET),
+        {"text": first_departure(TARGET)},
+    ]
+    record, _ = run(TWO_STEP, replies, rounds=4)
+    assert (score(record).outcome, score(record).wasted_calls) == ("success", 1)
+
+
+def test_a_two_step_item_must_state_its_board() -> None:
+    from tooleval.suites.infranode.episodes.scoring import asked_board
+
+    target = {k: v for k, v in TWO_STEP_TASK.provenance["target_station"].items() if k != "board"}
+    unstated = Task(
+        "two_step-x", "two_step", "?", TWO_STEP_TASK.gold, "2.0.0", {}, {"target_station": target}
+    )
+    with pytest.raises(ValueError, match=r"two_step-x: provenance\.target_station\.board"):
+        asked_board(unstated)
+    assert asked_board(TWO_STEP_TASK) == "station_board_departures"
+
+
+def test_invented_number_makes_the_answer_fail() -> None:
     replies = [
         call("stations", slug=SLUG, q=Q),
         call("station_board_departures", eva=TARGET),
         {"text": "Es fahren heute 4711 Züge, der nächste um 03:17 Uhr."},
     ]
     record, _ = run(TWO_STEP, replies)
-    assert score(record).outcome == "ungrounded"
-    assert score(record).facts_unsupported == 2
+    assert score(record).outcome == "contradicted"
+    assert (score(record).facts_contradicted, score(record).facts_unsupported) == (1, 1)
 
 
 def test_running_out_of_rounds_is_no_answer() -> None:
@@ -200,15 +246,24 @@ def test_native_mode_feeds_tool_messages_by_id() -> None:
     assert third[-1].tool_call_id == "call_2_0"
 
 
-def humidity(slug: str) -> str:
-    body = execute_tool(REPLICA, "weather", {"slug": slug}).body
-    return str(body["data"]["payload"]["humidity"]).replace(".", ",")
+def de(value: float) -> str:
+    return str(value).replace(".", ",")
+
+
+def weather_answer(slug: str) -> str:
+    """A true answer to any weather question about ``slug``: every measured field with its
+    word and unit (the final-answer check needs the asked field's value)."""
+    data = execute_tool(REPLICA, "weather", {"slug": slug}).body["data"]["payload"]
+    return (
+        f"Es sind {de(data['temperature_c'])} °C, Luftfeuchtigkeit {de(data['humidity'])} %, "
+        f"Wind {de(data['wind_speed'])} km/h."
+    )
 
 
 def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
     replies = [
         call("weather", slug=SLUG_WRITTEN),
-        {"text": f"Luftfeuchte: {humidity(SLUG_CANONICAL)} %"},
+        {"text": weather_answer(SLUG_CANONICAL)},
     ]
     record, _ = run(SLUG_TASK.id, replies)
     assert record.first_call is not None and record.first_call.call_match == 0
@@ -217,16 +272,25 @@ def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
 
 def test_unreadable_call_is_invalid_and_repairable() -> None:
     broken = {"text": '{"name": "weather", "arguments": {"slug": "' + SLUG_CANONICAL + '",}}'}
-    replies = [broken, call("weather", slug=SLUG_CANONICAL), {"text": humidity(SLUG_CANONICAL)}]
+    replies = [
+        broken,
+        call("weather", slug=SLUG_CANONICAL),
+        {"text": weather_answer(SLUG_CANONICAL)},
+    ]
     record, provider = run(SLUG_TASK.id, replies)
     assert (score(record).outcome, score(record).invalid_calls) == ("success", 1)
     assert "unreadable_call" in (provider.requests[1].messages[-1].content or "")
 
 
 def compare_answer(cities: list[str]) -> str:
+    """Each compared city's temperature, named (the check needs a value per asked city)."""
     body = execute_tool(REPLICA, "compare", {"cities": cities, "resource": "weather"}).body
-    temps = [str(row["data"]["payload"]["temperature_c"]) for row in body["data"]]
-    return "Temperaturen: " + " und ".join(temps) + " Grad."
+    names = {slug: city_index()[slug].name_de for slug in cities}
+    temps = [
+        f"{names[row['city']]}: {de(row['data']['payload']['temperature_c'])} °C"
+        for row in body["data"]
+    ]
+    return "Temperaturen: " + "; ".join(temps) + "."
 
 
 def test_compare_multi_one_call_succeeds_per_city_calls_fail() -> None:

@@ -20,10 +20,13 @@ from tooleval.export import (
     rl_prompts,
     schema_errors,
 )
+from tooleval.records import Task
 from tooleval.runner import run_conversations
 from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode.api.facts import city_index
 from tooleval.suites.infranode.client import execute_tool, make_transport
+from tooleval.suites.infranode.episodes.feedback import result_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite()
@@ -55,7 +58,11 @@ def test_schema_rejects_a_broken_example() -> None:
     assert any(e.startswith("messages/2:") for e in errors)
 
 
-TWO_STEP = next(t for t in SUITE.tasks if t.category == "two_step")
+TWO_STEP = next(
+    t
+    for t in SUITE.tasks
+    if t.category == "two_step" and t.provenance["target_station"]["board"] == "departures"
+)
 STATION = TWO_STEP.provenance["target_station"]
 NOT_COVERED = next(t for t in SUITE.tasks if t.category == "not_covered")
 SLUG_TASK = next(t for t in SUITE.tasks if t.category == "slug_resolution")
@@ -84,6 +91,45 @@ def test_successful_episode_becomes_an_sft_example_with_final_answer(tmp_path: P
     assert example["messages"][-1]["content"] == answer
     failed = json.loads(json.dumps(episode_document("Es fahren 4711 Züge.", tmp_path / "b.json")))
     assert list(episode_examples(SUITE, failed, REPLICA)) == []
+
+
+def test_sft_export_scores_episodes_again_under_the_cap_they_were_shown(tmp_path: Path) -> None:
+    board = execute_tool(REPLICA, "station_board_departures", {"eva": STATION["eva"]}).body
+    first = board["data"]["payload"]["departures"][0]
+    wrong = f"Der {first['line']} fährt um {first['planned_time'][11:16]} Uhr von Gleis 99."
+    document = json.loads(json.dumps(episode_document(wrong, tmp_path / "a.json")))
+    assert document["outcomes"] == {"contradicted": 1}
+    item = document["items"][0]  # as an older, laxer scorer wrote it
+    item["outcome"], item["score"]["outcome"], item["score"]["success"] = "success", "success", 1
+    assert list(episode_examples(SUITE, document, REPLICA)) == []
+    right = f"Der {first['line']} fährt um {first['planned_time'][11:16]} Uhr."
+    good = json.loads(json.dumps(episode_document(right, tmp_path / "b.json")))
+    assert len(list(episode_examples(SUITE, good, REPLICA))) == 1
+    shown = result_text(board, 10**6)
+    good["config"]["max_result_chars"] = shown.index('"line"')  # no departure shown
+    assert list(episode_examples(SUITE, good, REPLICA)) == []
+
+
+def weather_cut() -> tuple[Task, str, int]:
+    """A temperature question, a true answer, and the result size at which its value ends."""
+    task = next(t for t in SUITE.tasks if t.gold.name == "weather" and "Temperatur" in t.question)
+    slug = task.gold.arguments["slug"]
+    body = execute_tool(REPLICA, "weather", {"slug": slug}).body
+    value = body["data"]["payload"]["temperature_c"]
+    answer = f"In {city_index()[slug].name_de} sind es {str(value).replace('.', ',')} °C."
+    text = result_text(body, 10**6)
+    field = f'"temperature_c":{value}'
+    return task, answer, text.index(field) + len(field)
+
+
+def test_env_scores_the_answer_under_its_result_cap() -> None:
+    task, answer, end = weather_cut()
+    for cap, reward, outcome in ((end, 1.0, "success"), (end - 1, 0.0, "ungrounded")):
+        env = InfraNodeEnv(max_result_chars=cap)
+        env.reset(task.id)
+        env.step(task.gold)
+        final = env.step(answer)
+        assert (final.reward, final.info["outcome"]) == (reward, outcome)
 
 
 def test_rl_prompts_are_valid() -> None:
@@ -137,7 +183,7 @@ def test_rl_example_runs() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert f"{TWO_STEP.id} " in result.stdout and "reward=1.0" in result.stdout
+    assert "two_step-001 " in result.stdout and "reward=1.0" in result.stdout
     assert "mean reward" in result.stdout
 
 

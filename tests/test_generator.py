@@ -57,7 +57,7 @@ def test_default_counts_per_category_and_version() -> None:
         }
     )
     assert len({t.id for t in load_tasks()}) == 91
-    assert {t.suite_version for t in load_tasks()} == {SUITE_VERSION} == {"2.0.0"}
+    assert {t.suite_version for t in load_tasks()} == {SUITE_VERSION} == {"2.1.0"}
 
 
 def test_no_question_text_appears_twice() -> None:
@@ -178,9 +178,10 @@ def test_suite_readme_states_version_changelog_and_capacities() -> None:
     largest = generate_tasks(make_transport(None), GeneratorConfig(max_per_category=10_000))
     counts = collections.Counter(t.category for t in largest)
     stated = (
-        f"at most {counts['routing_broad']} per city category, {counts['resource_key']} "
+        f"at most {counts['routing_broad']} per city category ({counts['routing_named']} "
+        f"routing_named), {counts['resource_key']} "
         f"resource_key, {counts['slug_resolution']} slug_resolution, {counts['not_covered']} "
         f"not_covered, {counts['two_step']} two_step"
     )
     assert stated in " ".join(readme.split())
-    assert counts["routing_named"] == counts["poi_type"] == counts["compare_multi"] == 64
+    assert counts["routing_broad"] == counts["poi_type"] == counts["compare_multi"] == 62

@@ -403,6 +403,11 @@ def test_an_episode_row_expands_to_the_whole_conversation(
     assert len(executed) == 1 + len(item["calls"])
     differing = detail.find_elements(By.CSS_SELECTOR, ".x-args tr.x-diff th")
     assert [d.text for d in differing] == ["resource"]  # the first call against the gold call
+    check = detail.find_element(By.CSS_SELECTOR, "table.x-checks")  # the final-answer check
+    for claim in item["score"]["claims"]:
+        assert claim["text"] in check.text and claim["verdict"] in check.text
+    bad = {e.text for e in check.find_elements(By.CSS_SELECTOR, ".bad")}
+    assert bad == {c["verdict"] for c in item["score"]["claims"]} - {"supported", "neutral"}
     open_page(browser, report_dir, f"#run={EPISODES_RUN}&end=max_rounds")
     (only,) = row_cells(browser)
     assert only[1] == "two_step-001" and only[column(browser, "cls")] == "incomplete"

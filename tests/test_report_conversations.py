@@ -87,7 +87,8 @@ def test_episode_rows_are_the_conversations_of_the_file(folder: Path) -> None:
     system = rows["routing_named-001"]["transcript"][0]
     assert texts[system["text"]] == recorded["routing_named-001"]["transcript"][0]["content"]
     tool = rows["routing_named-001"]["transcript"][3]
-    assert (tool["role"], tool["name"], tool["tool_call_id"]) == ("tool", "weather", "call_1_0")
+    gold_tool = INFRANODE["routing_named-001"].gold.name
+    assert (tool["role"], tool["name"], tool["tool_call_id"]) == ("tool", gold_tool, "call_1_0")
 
 
 def test_an_episode_shows_its_first_call_against_the_gold_call(folder: Path) -> None:
@@ -138,6 +139,26 @@ def test_a_verdict_nested_under_verdict_is_read_too(folder: Path) -> None:
     row = rows[raw["task_id"]]
     assert row["problems"] == ["undone: 2", "missing: setView"]
     assert row["checks"] == steps and "verdict" not in row["score"] and "steps" not in row
+
+
+def test_an_episode_row_shows_the_final_answer_check_and_the_judge(folder: Path) -> None:
+    from dataclasses import replace
+
+    run = conversation(folder, EPISODES_RUN)
+    rows, _ = rows_of(run)
+    recorded = {item["task_id"]: item for item in items(folder / f"{EPISODES_RUN}.json")}
+    claims = recorded["resource_key-001"]["score"]["claims"]
+    assert claims and rows["resource_key-001"]["claims"] == claims
+    assert "claims" not in rows["resource_key-001"]["score"]  # shown in its own table
+    assert "judge" not in rows["resource_key-001"]  # no judge was asked
+    raw = dict(next(r for r in run.item_json if r["task_id"] == "resource_key-001"))
+    prompt = [{"role": "system", "content": "Du prüfst …"}]
+    raw["judge"] = {"verdict": "incorrect", "reason": "Der Preis gilt für E10.", "prompt": prompt}
+    judged, _ = rows_of(replace(run, item_json=(raw,)))
+    assert judged["resource_key-001"]["judge"] == {
+        "verdict": "incorrect",
+        "reason": "Der Preis gilt für E10.",
+    }
 
 
 def test_a_planned_conversation_without_a_record_is_not_run(folder: Path, tmp_path: Path) -> None:

@@ -11,9 +11,11 @@ from servers import openai_server
 from servers.base import Reply
 from tooleval.cli import main
 from tooleval.runner.journal import journal_path
+from tooleval.suites.infranode import load_tasks
 
 SENTINEL = "sk-SENTINEL-4f1c9a7e2b"
-WEATHER_CALL = json.dumps({"name": "get_city_overview", "arguments": {"slug": "hannover"}})
+# the gold call of the first shipped task, so the first item scores 1
+WEATHER_CALL = json.dumps(load_tasks()[0].gold.to_json())
 
 
 def run_cli(*args: str) -> int:

@@ -114,7 +114,8 @@ def listing_task(listing: tuple[str, ...], name: str) -> Task:
 
 def test_listing_target_accepts_any_filter_and_limit_that_keep_the_station() -> None:
     t = listing_task(("X Hbf", "X Süd", "X-Nord", "Xanten"), "X-Nord")
-    assert listing_target(t) == ListingTarget("X-Nord", ("X Hbf", "X Süd", "X-Nord", "Xanten"))
+    listing = ("X Hbf", "X Süd", "X-Nord", "Xanten")
+    assert listing_target(t) == ListingTarget("X-Nord", listing, eva="1")
     assert arguments_match(t, {"slug": "x"})
     assert arguments_match(t, {"slug": "x", "q": "x nord", "limit": 1})
     assert arguments_match(t, {"slug": "x", "q": "Nord"})
@@ -122,7 +123,12 @@ def test_listing_target_accepts_any_filter_and_limit_that_keep_the_station() -> 
     assert not arguments_match(t, {"slug": "x", "q": "X", "limit": 2})  # cut off at rank 3
     assert not arguments_match(t, {"slug": "x", "q": "Süd"})
     assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": True})
-    assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": "5"})
+    # the API reads limit from the query string: a string of digits is that integer
+    assert arguments_match(t, {"slug": "x", "q": "Nord", "limit": "5"})
+    assert arguments_match(t, {"slug": "x", "q": "X", "limit": " 3 "})
+    assert not arguments_match(t, {"slug": "x", "q": "X", "limit": "2"})
+    assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": "5.0"})
+    assert not arguments_match(t, {"slug": "x", "q": "Nord", "limit": "+5"})
     assert not arguments_match(t, {"slug": "y", "q": "Nord"})
     assert not arguments_match(t, {"slug": "x", "q": "Nord", "extra": 1})
 

@@ -14,8 +14,13 @@ Slugs must be canonical: a call with "München" is executable but not a match.
 
 The stations rule: a task whose purpose is a list containing one entry (``provenance``
 ``target_station`` with the gold answer's ``listing``) accepts any name filter ``q`` that keeps
-the entry in the list and any integer ``limit`` that does not cut it off; the filter folds case,
-umlauts, ß and separators exactly as the API does (``tooleval.namefold``).
+the entry in the list and any integer ``limit`` that does not cut it off (a string of digits
+counts as that integer: the API reads ``limit`` from the query string, so it answers both
+alike; for the same reason an EVA number may be given as an integer); the filter folds case,
+umlauts, ß and separators exactly as the API does (``tooleval.namefold``). When the entry's
+record names the ``board`` the question asks for (departures or arrivals) and the entry's
+``eva``, calling that board's tool with that EVA number directly is accepted as well: it gives
+exactly the answer the lookup is a step towards.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from tooleval.records import ItemScore, ParseResult, Task, ToolCall
 UNORDERED_ARGUMENTS = frozenset({"cities"})
 ABSENT = None  # marker in Task.alternatives: the argument may be left out
 LISTING_PROVENANCE = "target_station"
+# the record's ``board`` (the direction the question asks for) -> the tool that answers it
+BOARD_TOOLS = {"departures": "station_board_departures", "arrivals": "station_board_arrivals"}
 
 
 def is_omitted(value: Any) -> bool:
@@ -54,6 +61,8 @@ class ListingTarget:
     listing: tuple[str, ...]
     filter_argument: str = "q"
     limit_argument: str = "limit"
+    board: str | None = None
+    eva: str | None = None
 
     def rank(self, query: Any) -> int | None:
         """1-based position of the entry in the list the filter ``query`` leaves; None if gone."""
@@ -72,7 +81,27 @@ class ListingTarget:
             return False
         if is_omitted(limit):
             return True
-        return isinstance(limit, int) and not isinstance(limit, bool) and limit >= rank
+        count = integer_value(limit)
+        return count is not None and count >= rank
+
+    def direct_call(self, call: ToolCall) -> bool:
+        """Whether ``call`` asks the board the question is about for the entry's EVA number."""
+        if self.board is None or self.eva is None or call.name.strip() != self.board:
+            return False
+        given = given_arguments(call.arguments)
+        eva = integer_value(given.get("eva"))
+        return set(given) == {"eva"} and eva is not None and str(given["eva"]).strip() == self.eva
+
+
+def integer_value(value: Any) -> int | None:
+    """An integer argument as the API reads it: an int, or a string of digits; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return None
 
 
 def listing_target(task: Task) -> ListingTarget | None:
@@ -83,7 +112,13 @@ def listing_target(task: Task) -> ListingTarget | None:
     name, listing = target.get("name"), target.get("listing")
     if not isinstance(name, str) or not isinstance(listing, list):
         return None
-    return ListingTarget(name, tuple(str(entry) for entry in listing))
+    board, eva = BOARD_TOOLS.get(str(target.get("board"))), target.get("eva")
+    return ListingTarget(
+        name,
+        tuple(str(entry) for entry in listing),
+        board=board,
+        eva=str(eva) if isinstance(eva, str | int) and not isinstance(eva, bool) else None,
+    )
 
 
 def normalise_value(name: str, value: Any) -> Any:
@@ -146,6 +181,9 @@ def score_call(task: Task, call: ToolCall | None) -> ItemScore:
     """Score one call (or no call) against the task's gold call."""
     if call is None:
         return ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+    target = listing_target(task)
+    if target is not None and target.direct_call(call):
+        return ItemScore(parsed=1, tool_match=1, args_match=1, call_match=1)
     tool = int(call.name.strip() == task.gold.name)
     args = int(arguments_match(task, call.arguments))
     return ItemScore(parsed=1, tool_match=tool, args_match=args, call_match=tool * args)

@@ -5,6 +5,10 @@ InfraNode (default): the model's tool calls run against the offline API replica
 ``--max-rounds`` turns. ``--suite cesium`` runs the Cesium scenarios over the simulated globe
 (``tooleval model-tools`` is the same with the Cesium guide's routing preflight). Writes
 ``results/<model>.episodes.json`` and prints the outcomes and metrics.
+
+InfraNode with ``--judge-backend``: after the run (its results file is written first), a judge
+model reads the final answers the deterministic check could not decide (``--judge-all``: every
+answer whose calls were right); its verdicts are added to the file as their own metrics.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ from tooleval.commands.common import (
     url,
 )
 from tooleval.commands.console import headline_rows, lead_names
+from tooleval.commands.judging import add_verdicts, judge_flags, judge_for
 from tooleval.records import ConversationRecord
-from tooleval.runner import load_run_suite, run_conversations
+from tooleval.runner import default_results_path, load_run_suite, run_conversations
+from tooleval.runner.results import write_results
 from tooleval.runner.toolcheck import ToolsNotDelivered
 from tooleval.suites import SUITE_NAMES
 
@@ -43,7 +49,7 @@ NAME = "episodes"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         NAME,
-        parents=[provider_flags(), run_flags(), multi_turn_flags()],
+        parents=[provider_flags(), run_flags(), multi_turn_flags(), judge_flags()],
         help=COMMANDS["episodes"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
@@ -92,15 +98,21 @@ def run(args: argparse.Namespace) -> int:
             suite_options=options,
         )  # fmt: skip
         suite = load_run_suite(config)
+        judge = judge_for(args, config, suite)
         provider = provider_for(config, args.script, questions_of(suite.tasks))
     except (ValueError, OSError) as exc:
         return fail(NAME, exc)
+    records: list[ConversationRecord] = []
 
     def progress(record: ConversationRecord) -> None:
+        records.append(record)
         console.print(f"{record.task_id}: {record.outcome}")
 
     try:
         document = run_conversations(config, provider, suite=suite, on_record=progress)
+        if judge is not None:
+            add_verdicts(judge, args.judge_all, suite, records, document)
+            write_results(default_results_path(config), document)
     except ToolsNotDelivered as exc:
         return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
     except ValueError as exc:

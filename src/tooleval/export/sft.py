@@ -7,7 +7,10 @@ Two sources:
   now, answers with HTTP 200 and the ``source_status`` its provenance records (verified).
 - ``episode_examples``: the successful episodes of a ``tooleval episodes`` results file, with
   their final answers. Their calls are executed again (deterministic on the replica) to rebuild
-  the tool messages; an episode with an invalid call, or whose suite version differs, is
+  the tool messages, and the episode is **scored again** with the current episode scorer under
+  the cap the model was shown (the file's ``max_result_chars``): only episodes that succeed now
+  are exported, so a results file written by an older, laxer scorer cannot leak wrong answers
+  into training data. An episode with an invalid call, or whose suite version differs, is
   skipped.
 
 Tool results are the same slimmed, size-capped text the episodes feed to models.
@@ -19,11 +22,12 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from tooleval.records import Task, ToolCall, ToolSpec
+from tooleval.records import ExecutedCall, Task, ToolCall, ToolSpec
 from tooleval.suites import Suite
 from tooleval.suites.infranode.api import ApiResponse
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
 from tooleval.suites.infranode.episodes.feedback import result_text
+from tooleval.suites.infranode.episodes.scoring import DEFAULT_RESULT_CHARS, score_episode
 from tooleval.suites.infranode.prompting import system_prompt
 
 SFT_FORMAT = "tooleval-sft/1"
@@ -114,20 +118,52 @@ def _episode_rounds(item: Mapping[str, Any]) -> list[list[ToolCall]]:
     return [rounds[key] for key in sorted(rounds)]
 
 
+def executed_call(index: int, round_no: int, call: ToolCall, answer: ApiResponse) -> ExecutedCall:
+    """A call executed again for re-scoring, recorded as the episode driver records it."""
+    return ExecutedCall(
+        index=index,
+        name=call.name,
+        arguments=call.arguments,
+        result=answer.body,
+        round=round_no,
+        status=answer.status,
+        source_status=body_status(answer.body),
+    )
+
+
 def episode_example(
-    suite: Suite[Task], task: Task, item: Mapping[str, Any], transport: Transport, max_chars: int
+    suite: Suite[Task],
+    task: Task,
+    item: Mapping[str, Any],
+    transport: Transport,
+    max_chars: int,
+    shown_chars: int = DEFAULT_RESULT_CHARS,
 ) -> dict[str, Any] | None:
-    """The SFT example of one successful episode item, or None when it does not qualify."""
+    """The SFT example of one episode item that succeeds when scored again, else None.
+
+    ``shown_chars`` is the result cap the model saw in the episode (for scoring);
+    ``max_chars`` the cap of the exported tool messages."""
     score = item.get("score") or {}
     if item.get("outcome") != "success" or score.get("invalid_calls", 1) != 0:
         return None
     messages = opening(task, suite.tools)
+    executed: list[ExecutedCall] = []
     for number, calls in enumerate(_episode_rounds(item), start=1):
         answers = [execute_tool(transport, c.name, c.arguments) for c in calls]
         if any(a.status != 200 for a in answers):
             return None
-        messages += tool_turns(list(zip(calls, answers, strict=True)), number, max_chars)
-    messages.append({"role": "assistant", "content": item["final_answer"]})
+        pairs = list(zip(calls, answers, strict=True))
+        executed += [
+            executed_call(len(executed) + i, number, c, a) for i, (c, a) in enumerate(pairs)
+        ]
+        messages += tool_turns(pairs, number, max_chars)
+    gold = execute_tool(transport, task.gold.name, task.gold.arguments)
+    final = str(item.get("final_answer") or "")
+    steps = int(item.get("rounds") or 0)
+    rescored = score_episode(task, executed, final, gold, steps, shown_chars)
+    if not rescored.success:
+        return None
+    messages.append({"role": "assistant", "content": final})
     record = base_record(suite, task, "episode")
     record["messages"] = messages
     record["provenance"] = {**dict(task.provenance), "episode": {"outcome": "success"}}
@@ -141,10 +177,11 @@ def episode_examples(
     if (document.get("suite") or {}).get("version") != suite.version:
         return
     tasks = {task.id: task for task in suite.tasks}
-    model = (document.get("config") or {}).get("model")
+    config = document.get("config") or {}
+    model, shown = config.get("model"), int(config.get("max_result_chars") or DEFAULT_RESULT_CHARS)
     for item in document.get("items") or []:
         task = tasks.get(item.get("task_id", ""))
-        example = episode_example(suite, task, item, transport, max_chars) if task else None
+        example = episode_example(suite, task, item, transport, max_chars, shown) if task else None
         if example is not None:
             example["provenance"]["episode"]["model"] = model
             yield example

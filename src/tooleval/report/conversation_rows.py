@@ -10,8 +10,9 @@ class, or its ending where it has none, so the answered rows are exactly the sco
 behind a run's ``success``. The suite's verdict details are kept as they are named in the
 file: the verdict's check of each step (``score.step_checks``, or ``steps`` under
 ``verdict``), the workflow steps (``score.steps``), the kind of each call
-(``score.call_kinds``) and every problem code a verdict lists (``problems``, also under
-``verdict``).
+(``score.call_kinds``), every problem code a verdict lists (``problems``, also under
+``verdict``), the final-answer check claim by claim (``score.claims``, InfraNode episodes) and
+a judge's verdict on the final answer (``judge``: verdict and reason).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ SHARED_TEXT_CHARS = 200
 """System prompts and message contents this long are stored once per page: runs that make the
 same call get the same tool result, and every conversation of a suite starts alike."""
 SHOWN_ELSEWHERE = frozenset(
-    {"outcome", "success", "passed", "call_kinds", "problems", "verdict", "step_checks"}
+    {"outcome", "success", "passed", "call_kinds", "problems", "verdict", "step_checks", "claims"}
 )
 """Score fields the row shows in their own place (a list of ``steps`` too)."""
 CALL_KEYS = ("index", "round", "call_id", "name", "arguments", "valid", "error", "status")
@@ -113,6 +114,7 @@ def verdict_fields(score: Any) -> Row:
     if checks is None and isinstance(verdict, dict):
         checks = verdict.get("steps")
     row: Row = {"checks": dicts(checks), "steps": dicts(score.get("steps"))}
+    row["claims"] = dicts(score.get("claims"))
     row["problems"] = problem_codes(score)
     row["score"] = {
         k: v
@@ -120,6 +122,15 @@ def verdict_fields(score: Any) -> Row:
         if k not in SHOWN_ELSEWHERE and not (k == "steps" and isinstance(v, list))
     }
     return {key: value for key, value in row.items() if value}
+
+
+def judge_fields(raw: Mapping[str, Any]) -> Row:
+    """A judge's verdict on the final answer (``judge``: verdict, reason), where one was asked;
+    its prompt and raw reply stay in the results file."""
+    judge = raw.get("judge")
+    if not isinstance(judge, dict) or not judge.get("verdict"):
+        return {}
+    return {"judge": {"verdict": str(judge["verdict"]), "reason": clip(judge.get("reason"))}}
 
 
 def first_turn(raw: Mapping[str, Any], task: Any) -> Row:
@@ -174,6 +185,7 @@ def conversation_row(raw: Mapping[str, Any], run: ConversationRun, intern: Inter
         "final": text_field(clip(raw.get("final_answer")), intern),
         **first_turn(raw, task),
         **verdict_fields(score),
+        **judge_fields(raw),
     }
     if task is None:
         row["q"] = first_question(transcript) or ""

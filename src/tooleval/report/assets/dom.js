@@ -180,12 +180,14 @@ const Dom = (() => {
       cellsTable("x-exec", drop(head), rows.map(drop)),
     ];
   }
+  const FINE = { status: ["matched"], verdict: ["supported", "neutral"] };
   function checksView(checks, label) {
     if (!checks || !checks.length) return null;
     const keys = [...new Set(checks.flatMap((c) => Object.keys(c)))];
     const value = (k, v) => {
       const text = v === null || v === undefined ? "" : typeof v === "string" ? v : json(v);
-      return k === "status" && text !== "matched" ? el("span", { class: "bad" }, text) : text;
+      const bad = FINE[k] && !FINE[k].includes(text);
+      return bad ? el("span", { class: "bad" }, text) : text;
     };
     return [
       el("div", { class: "x-label" }, label),
@@ -219,6 +221,17 @@ const Dom = (() => {
       );
     return parts;
   }
+  function judgeLine(r) {
+    if (!r.judge) return null;
+    const bad = r.judge.verdict !== "correct";
+    return el(
+      "p",
+      { class: "x-judge" },
+      "judge: ",
+      el("span", { class: bad ? "bad" : "" }, r.judge.verdict),
+      r.judge.reason ? " – " + r.judge.reason : "",
+    );
+  }
   function verdictLine(r) {
     const bits = ["outcome " + (r.cls || "–"), "ending " + (r.end || "–")];
     if (r.out && r.out.success !== undefined)
@@ -242,6 +255,8 @@ const Dom = (() => {
       textOf(r.final, texts)
         ? folded(textOf(r.final, texts), "final answer")
         : el("p", {}, "no final answer"),
+      checksView(r.claims, "final-answer check (claim by claim)"),
+      judgeLine(r),
     );
   }
   return { el, put, json, mark, folded, callView, conversationView, textOf };

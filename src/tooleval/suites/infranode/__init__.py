@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tooleval.suites.infranode.client import Transport
 
 SUITE_NAME = "infranode"
-SUITE_VERSION = "2.0.0"
+SUITE_VERSION = "2.1.0"
 CATEGORIES = (
     "routing_broad",
     "routing_named",

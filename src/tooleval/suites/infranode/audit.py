@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.records import Task, ToolSpec
-from tooleval.suites.infranode.api.facts import aliases, cities, city_index
+from tooleval.suites.infranode.api.facts import aliases, cities, city_index, partial_coverage
+from tooleval.suites.infranode.audit_given import repeated_pairs, shared_keys
 from tooleval.suites.infranode.audit_items import (
     NOT_COVERED,
     SLUG_RESOLUTION,
@@ -140,7 +141,8 @@ def written_form_kind(task: Task) -> str:
 
 def available_kinds(context: AuditContext) -> dict[str, frozenset[str]]:
     """What each keyed category could vary over: askable keys with the right coverage for some
-    plain city, askable POI types and compare resources, the slug form kinds of the register."""
+    plain city (resource_key: only keys that every city covers; the partial ones are
+    not_covered's), askable POI types and compare resources, the slug form kinds of the register."""
     table = load_table()
     asked = {s for s, entry in table.subjects.items() if entry.asked}
     ok: set[str] = set()
@@ -154,7 +156,9 @@ def available_kinds(context: AuditContext) -> dict[str, frozenset[str]]:
     names = [CityName(c.slug, c.name_de) for c in cities()]
     forms = spoken_forms(names, ((a.alias, a.slug, a.documented) for a in aliases()))
     return {
-        "resource_key": frozenset(enum_values(context, "get_city_data", "resource") & ok & asked),
+        "resource_key": frozenset(
+            enum_values(context, "get_city_data", "resource") & ok & asked - set(partial_coverage())
+        ),
         NOT_COVERED: frozenset(enum_values(context, "get_city_data", "resource") & missing & asked),
         "poi_type": frozenset(
             t for t in enum_values(context, "pois", "type") if f"poi:{t}" in asked
@@ -234,6 +238,8 @@ def suite_defects(
             found.append(
                 Defect(None, "template_shared", f"{where} share the template {template!r}")
             )
+    found.extend(repeated_pairs(tasks))
+    found.extend(shared_keys(tasks, "resource_key", NOT_COVERED))
     for category in categories:
         in_cat = [t for t in tasks if t.category == category]
         if in_cat:

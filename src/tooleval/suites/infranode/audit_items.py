@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from tooleval.records import Task, ToolCall, ToolSpec
-from tooleval.scoring import listing_target, score_call
+from tooleval.records import Task, ToolCall
+from tooleval.scoring import integer_value, listing_target, score_call
 from tooleval.suites.infranode.api.facts import aliases, city_index
-from tooleval.suites.infranode.client import Transport, body_status, execute_tool
+from tooleval.suites.infranode.audit_given import check_gloss, check_slug_derivable
+from tooleval.suites.infranode.audit_records import AuditContext as AuditContext
+from tooleval.suites.infranode.audit_records import Defect as Defect
+from tooleval.suites.infranode.client import body_status, execute_tool
 from tooleval.suites.infranode.confusables import (
     call_subject,
     mask,
@@ -37,26 +39,6 @@ EITHER_OR = (
     re.compile(rf"\b({COMPARATIVE})\s*:\s*(in\s+)?#(\s*,\s*#)*\s+und\s+#", re.I),
     re.compile(r"^(wo|wer|in welcher stadt|welche stadt)\b[^?]*#(\s*,\s*#)*\s+und\s+#", re.I),
 )
-
-
-@dataclass(frozen=True)
-class Defect:
-    """One finding: the task (None for the suite as a whole), the check, and what is wrong."""
-
-    task_id: str | None
-    check: str
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "check": self.check, "message": self.message}
-
-
-@dataclass(frozen=True)
-class AuditContext:
-    tools: tuple[ToolSpec, ...]
-    instructions: tuple[str, ...]
-    transport: Transport
-    suite_version: str
 
 
 def descriptions(value: Any) -> Iterator[str]:
@@ -146,17 +128,25 @@ def check_call_implies_exec(task: Task, context: AuditContext) -> list[str]:
 def rule_applies(call_args: Mapping[str, Any], gold_args: Mapping[str, Any]) -> bool:
     """A well-typed stations call for the gold city (where call_match must equal exec_match)."""
     q, limit = call_args.get("q"), call_args.get("limit")
+    count = integer_value(limit)
     return (
         call_args.get("slug") == gold_args.get("slug")
         and (q is None or isinstance(q, str))
-        and (
-            limit is None or (isinstance(limit, int) and not isinstance(limit, bool) and limit > 0)
-        )
+        and (limit is None or (count is not None and count > 0))
     )
 
 
+def well_typed(call: ToolCall, gold: ToolCall) -> bool:
+    """A call where call_match must equal exec_match: a stations call for the gold city with
+    typed arguments, or a board call with one EVA number."""
+    if call.name == gold.name:
+        return rule_applies(call.arguments, gold.arguments)
+    return set(call.arguments) == {"eva"} and isinstance(call.arguments["eva"], str | int)
+
+
 def check_stations_rule(task: Task, context: AuditContext) -> list[str]:
-    """The recorded listing is the API's, and the rule accepts exactly what the API keeps."""
+    """The recorded listing is the API's, and the rule accepts exactly what the API keeps (and
+    the asked board of the station's EVA number, which gives exactly what was asked)."""
     target = listing_target(task)
     if target is None:
         return []
@@ -165,7 +155,7 @@ def check_stations_rule(task: Task, context: AuditContext) -> list[str]:
         return ["provenance listing differs from the API's station list"]
     problems = []
     for call in call_variants(task):
-        if call.name == task.gold.name and rule_applies(call.arguments, task.gold.arguments):
+        if well_typed(call, task.gold):
             scored = score_call(task, call).call_match
             executed = exec_match(task, call, context.transport)
             if scored != executed:
@@ -229,7 +219,8 @@ def check_prompt_leak(task: Task, context: AuditContext) -> list[str]:
 
 
 def check_two_step(task: Task, context: AuditContext) -> list[str]:
-    """The station is named in the question and is not on its city's main-station board."""
+    """The station is named in the question and is not on its city's main-station board; the
+    item states which board it asks for (departures or arrivals)."""
     target = task.provenance.get("target_station")
     if task.category != "two_step":
         return []
@@ -237,6 +228,8 @@ def check_two_step(task: Task, context: AuditContext) -> list[str]:
         return ["no target_station in the provenance"]
     name = str(target.get("name") or "")
     problems = [] if name and name in task.question else ["the station is not named"]
+    if target.get("board") not in ("departures", "arrivals"):
+        problems.append("target_station.board is not 'departures' or 'arrivals'")
     board = execute_tool(
         context.transport,
         "get_city_data",
@@ -275,6 +268,8 @@ ITEM_CHECKS: dict[str, Check] = {
     "two_step_target": check_two_step,
     "either_or": check_either_or,
     "one_sentence": check_one_sentence,
+    "slug_derivable": check_slug_derivable,
+    "gloss": check_gloss,
 }
 
 

@@ -97,7 +97,9 @@ class InfraNodeDialogue:
     ) -> EpisodeScore:
         gold = environment.execute(task.gold.name, task.gold.arguments)
         answer = ApiResponse(gold.status or 0, dict(gold.body))
-        return score_episode(task, record.calls, record.final_answer, answer, record.rounds)
+        return score_episode(
+            task, record.calls, record.final_answer, answer, record.rounds, self.max_result_chars
+        )
 
     def summarize(
         self, runs: Sequence[tuple[Task, ConversationRecord]], categories: Sequence[str]

@@ -8,7 +8,8 @@ asked, so there the call must also equal the gold call once its slugs are resolv
 
 A task whose purpose is one entry of a list (``two_step``: the station whose EVA number the
 next step needs) is answered by any call whose successful answer lists that station, as in
-the scorer's stations rule.
+the scorer's stations rule, and by a direct call of the board the question asks for with the
+station's EVA number whose answer is that board's answer.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.records import Task, ToolCall
-from tooleval.scoring import LISTING_PROVENANCE, score_call
+from tooleval.scoring import LISTING_PROVENANCE, ListingTarget, listing_target, score_call
 from tooleval.suites.infranode.api import ApiResponse, resolve_slug
 from tooleval.suites.infranode.client import Transport, execute_tool
 
@@ -80,6 +81,21 @@ def lists_target(eva: str, answer: ApiResponse) -> bool:
     return 200 <= answer.status < 300 and eva in listed_evas(answer.body)
 
 
+def gives_board(
+    target: ListingTarget, call: ToolCall, answer: ApiResponse, transport: Transport
+) -> bool:
+    """Whether ``call`` is the asked board and ``answer`` is that board for the target's EVA."""
+    if target.board is None or target.eva is None or call.name.strip() != target.board:
+        return False
+    board = execute_or_none(transport, ToolCall(target.board, {"eva": target.eva}))
+    return (
+        board is not None
+        and board.body.get("data") is not None
+        and 200 <= answer.status < 300
+        and comparable(answer.body) == comparable(board.body)
+    )
+
+
 def execute_or_none(transport: Transport, call: ToolCall) -> ApiResponse | None:
     """The API's answer, or None when the call cannot be sent (unknown tool, missing args)."""
     try:
@@ -90,7 +106,8 @@ def execute_or_none(transport: Transport, call: ToolCall) -> ApiResponse | None:
 
 def exec_match(task: Task, call: ToolCall | None, transport: Transport) -> int:
     """1 when ``call`` executes to the same answer as the task's gold call, else 0; for a task
-    about one station (two_step), 1 when the call's answer lists that station.
+    about one station (two_step), 1 when the call's answer lists that station or is the asked
+    board of that station.
 
     Executes the calls on ``transport`` (the in-process replica for reproducible numbers).
     A call with ``call_match`` 1 always has ``exec_match`` 1 (``tooleval audit`` checks it).
@@ -100,7 +117,11 @@ def exec_match(task: Task, call: ToolCall | None, transport: Transport) -> int:
     answer = execute_or_none(transport, call)
     eva = target_eva(task)
     if eva is not None:
-        return int(answer is not None and lists_target(eva, answer))
+        if answer is None:
+            return 0
+        target = listing_target(task)
+        direct = target is not None and gives_board(target, call, answer, transport)
+        return int(lists_target(eva, answer) or direct)
     gold_answer = execute_or_none(transport, task.gold)
     if answer is None or gold_answer is None:
         return 0

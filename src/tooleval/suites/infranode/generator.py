@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from tooleval.records import Task, ToolCall
 from tooleval.suites.infranode import CATEGORIES, DEFAULT_COUNTS, SUITE_VERSION, phrasing
 from tooleval.suites.infranode.api import ApiResponse
-from tooleval.suites.infranode.api.facts import aliases
+from tooleval.suites.infranode.api.facts import aliases, partial_coverage
 from tooleval.suites.infranode.client import Transport, body_status, execute_tool, tool_request
 from tooleval.suites.infranode.confusables import (
     call_subject,
@@ -34,7 +34,7 @@ from tooleval.suites.infranode.confusables import (
 )
 from tooleval.suites.infranode.phrasing import Phrase
 from tooleval.suites.infranode.phrasing_keys import NOT_COVERED_PHRASES, RESOURCE_PHRASES
-from tooleval.suites.infranode.picking import CityCycle, Picker, cycle, kind_rounds
+from tooleval.suites.infranode.picking import CityCycle, Picker, compare_owns, cycle, kind_rounds
 from tooleval.suites.infranode.slugforms import CityName, SpokenForm, is_plain, spoken_forms
 
 PARTIAL_STATUS = "not_covered"
@@ -73,6 +73,7 @@ class Generator:
         self.transport = transport
         self.config = config
         self._answers: dict[str, ApiResponse] = {}
+        self._asked: set[tuple[str, str]] = set()  # (city, key) pairs a keyed category took
         self.cities = self._load_cities()
 
     def _load_cities(self) -> tuple[City, ...]:
@@ -164,7 +165,10 @@ class Generator:
     # -- candidate streams, one per category -------------------------------------------------
 
     def _plain_cities(self, rng: random.Random) -> list[City]:
-        cities = [c for c in self.cities if is_plain(c.slug, c.name)]
+        """Cities whose slug is the plain lower-case name and that slug_resolution never asks
+        (Hannover is asked as "Hanover" there), so no city is asked the same in two categories."""
+        hard = {form.slug for form in self._spoken_forms()}
+        cities = [c for c in self.cities if is_plain(c.slug, c.name) and c.slug not in hard]
         rng.shuffle(cities)
         return cities
 
@@ -174,10 +178,16 @@ class Generator:
             yield city_candidate(phrase, call("get_city_overview", city), city)
 
     def _routing_named(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
-        for index, city in enumerate(self._plain_cities(rng)):
-            tool, bank = (
-                ("weather", phrasing.WEATHER) if index % 2 == 0 else ("air_quality", phrasing.AIR)
-            )
+        """Weather and air, the one asked less so far first; a city whose pair for it belongs
+        to compare_multi is asked the other one, or skipped when both do."""
+        banks = (("weather", phrasing.WEATHER), ("air_quality", phrasing.AIR))
+        asked: Counter[str] = Counter()
+        for city in self._plain_cities(rng):
+            free = [b for b in banks if not compare_owns(city.slug, subject_of(call(b[0], city)))]
+            if not free:
+                continue
+            tool, bank = min(free, key=lambda b: asked[b[0]])
+            asked[tool] += 1
             yield city_candidate(
                 picker.pick(bank, names_clearly(city.name)), call(tool, city), city
             )
@@ -198,8 +208,10 @@ class Generator:
         """Rounds over the askable keys: each key once per round, each template once, with a city
         answering ``status``; within a round the template (and so the key) comes from the picker,
         which keeps openings and registers balanced across keys."""
-        table = load_table()
-        keys = sorted(k for k in banks if table.subjects[k].asked)
+        table, partial = load_table(), partial_coverage()
+        keys = sorted(
+            k for k in banks if table.subjects[k].asked and (status != "ok" or k not in partial)
+        )
         cities, used = CityCycle(self._plain_cities(rng)), {k: set[str]() for k in keys}
         owner = {p.text: k for k in keys for p in banks[k]}
         for _ in range(max((len(banks[k]) for k in keys), default=0)):
@@ -220,14 +232,17 @@ class Generator:
         answer with ``status``?"""
 
         def answers(city: City) -> bool:
-            if not names_clearly(city.name)(phrase):
+            if not names_clearly(city.name)(phrase) or compare_owns(city.slug, key):
                 return False
+            if (city.slug, key) in self._asked:
+                return False
+            self._asked.add((city.slug, key))
             return self.status("get_city_data", data_args(city, key)) == status
 
         return answers
 
     def _slug_resolution(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
-        forms = spoken_forms(self.cities, ((a.alias, a.slug, a.documented) for a in aliases()))
+        forms = self._spoken_forms()
         tools = cycle(("weather", "air_quality", "get_city_overview"), rng)
         for form in kind_rounds(forms, rng):
             tool = next(tools)
@@ -236,6 +251,9 @@ class Generator:
             question = phrase.text.format(city=form.text)
             gold = ToolCall(tool, {"slug": form.slug})
             yield Candidate(question, gold, phrase, (form.text,), slug_form=form)
+
+    def _spoken_forms(self) -> list[SpokenForm]:
+        return spoken_forms(self.cities, ((a.alias, a.slug, a.documented) for a in aliases()))
 
     def _poi_type(self, rng: random.Random, picker: Picker) -> Iterator[Candidate]:
         table = load_table()
@@ -267,7 +285,8 @@ class Generator:
             if not order:
                 order = rng.sample(sorted(phrasing.COMPARE_PHRASES), len(phrasing.COMPARE_PHRASES))
             resource, size = order.pop(), 2 + index % 2
-            chosen = cities.take_distinct(size)
+            subject = subject_of(ToolCall("get_city_data", {"slug": "", "resource": resource}))
+            chosen = cities.take_distinct(size, owned_by_compare(subject))
             sized = [p for p in phrasing.COMPARE_PHRASES[resource] if size in p.sizes]
             phrase = picker.pick(sized, compares_clearly(resource, chosen))
             yield compare_candidate(phrase, resource, chosen)
@@ -284,7 +303,8 @@ class Generator:
                 else:
                     went = first[station["eva"]] in phrasing.DEPARTURES
                     phrase = picker.pick(phrasing.ARRIVALS if went else phrasing.DEPARTURES)
-                target = {"eva": station["eva"], "name": station["name"]}
+                board = "departures" if phrase in phrasing.DEPARTURES else "arrivals"
+                target = {"eva": station["eva"], "name": station["name"], "board": board}
                 yield Candidate(
                     phrase.text.format(station=station["name"]),
                     ToolCall("stations", {"slug": city.slug}),
@@ -318,6 +338,16 @@ SLUG_BANKS: dict[tuple[str, bool], tuple[Phrase, ...]] = {
     ("air_quality", True): phrasing.EXONYM_AIR,
     ("get_city_overview", True): phrasing.EXONYM_OVERVIEW,
 }
+
+
+def owned_by_compare(subject: str) -> Callable[[City], bool]:
+    """A test: does the pair (city, ``subject``) belong to compare_multi?"""
+    return lambda city: compare_owns(city.slug, subject)
+
+
+def subject_of(gold: ToolCall) -> str:
+    """The data type a call asks for (its canonical key or its tool's subject)."""
+    return call_subject(gold) or gold.name
 
 
 def call(tool: str, city: City) -> ToolCall:

@@ -45,7 +45,7 @@ OVERVIEW = bank(
         "Welche Daten liegen Ihnen zu {city} insgesamt vor?",
         "Bitte fassen Sie das Wichtigste zu {city} zusammen.",
         "Welche Datenarten sind für {city} verfügbar?",
-        "Mich interessiert ein Gesamteindruck von {city}. Was können Sie mir sagen?",
+        "Könnten Sie mir einen Gesamteindruck von {city} vermitteln?",
         "Für eine Präsentation brauche ich einen Überblick über {city}. Was gibt es alles?",
     ),
     colloquial=(
@@ -61,7 +61,7 @@ OVERVIEW = bank(
         "Alles Wichtige zu {city} auf einen Blick?",
         "Das Wichtigste über {city} in Kürze?",
         "Kurzüberblick zu {city}, bitte.",
-        "Ein Gesamtbild von {city}, bitte.",
+        "Die wichtigsten Infos zu {city}, bitte.",
         "Überblick über {city}?",
     ),
 )
@@ -186,9 +186,6 @@ POI_NOUNS: dict[str, PoiNouns] = {
         ("Polizeiwachen", "Polizeireviere", "Polizeidienststellen"),
         ("eine Polizeiwache", "ein Polizeirevier"),
     ),
-    "kindergarten": PoiNouns(
-        ("Kitas", "Kindergärten", "Kindertagesstätten"), ("eine Kita", "einen Kindergarten")
-    ),
 }
 POI_GENERIC = bank(
     formal=(
@@ -212,9 +209,6 @@ POI_SPECIFIC: dict[str, tuple[Phrase, ...]] = {
     "restaurant": bank(formal=("Wo kann man in {city} essen gehen?",)),
     "police": bank(
         formal=("Ich möchte in {city} eine Anzeige erstatten. Wo finde ich eine Polizeiwache?",)
-    ),
-    "kindergarten": bank(
-        colloquial=("Wir ziehen mit unserer Tochter nach {city}. Welche Kitas gibt es dort?",)
     ),
 }
 
@@ -301,7 +295,10 @@ ARRIVALS = bank(
         "Welche Züge kommen in der nächsten Zeit in {station} an?",
         "Welche Ankünfte sind am Bahnhof {station} in Kürze zu erwarten?",
     ),
-    colloquial=("Ich hol jemanden in {station} ab. Welche Züge kommen da bald an?",),
+    colloquial=(
+        "Ich hol jemanden in {station} ab. Welche Züge kommen da bald an?",
+        "Kommt in {station} bald ein Zug an? Zeig mir mal die Ankünfte.",
+    ),
     terse=("Ankünfte in {station}, bitte.",),
 )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from tooleval.records import Task, ToolCall
 from tooleval.scoring import ABSENT, ListingTarget, listing_target
-from tooleval.suites.infranode.api.facts import city_index
+from tooleval.suites.infranode.api.facts import Station, city_index, stations_by_city
 
 _UMLAUT_E = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 _UMLAUT_PLAIN = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
@@ -81,6 +81,30 @@ def listing_variants(task: Task, target: ListingTarget) -> Iterator[ToolCall]:
     for other in target.listing:
         if other != target.name:
             yield ToolCall(task.gold.name, {**task.gold.arguments, "q": other})
+    yield from board_variants(task, target)
+
+
+BOARDS = ("station_board_departures", "station_board_arrivals")
+
+
+def board_variants(task: Task, target: ListingTarget) -> Iterator[ToolCall]:
+    """Direct board calls in both directions: the station's EVA number (plain, padded, as an
+    integer), its other EVA numbers, and an EVA number of another station."""
+    station = station_record(task.gold.arguments.get("slug"), target.name)
+    evas = list(station.evas) if station is not None else []
+    others = [e for e in evas if e != target.eva]
+    for board in BOARDS:
+        if target.eva is not None:
+            for eva in (target.eva, f" {target.eva} ", int(target.eva), *others):
+                yield ToolCall(board, {"eva": eva})
+            yield ToolCall(board, {"eva": target.eva, "slug": task.gold.arguments.get("slug")})
+        yield ToolCall(board, {"eva": "8011160"})
+
+
+def station_record(slug: Any, name: str) -> Station | None:
+    """The station record named ``name`` in the city ``slug`` (None when unknown)."""
+    rows = stations_by_city().get(slug, ()) if isinstance(slug, str) else ()
+    return next((s for s in rows if s.name == name), None)
 
 
 def city_name(slug: Any) -> str:

@@ -9,7 +9,13 @@ from typing import Any
 from tooleval.suites.infranode.api import payloads_env, payloads_places, payloads_stats
 from tooleval.suites.infranode.api.boards import city_board_payload, station_catalog
 from tooleval.suites.infranode.api.envelope import record
-from tooleval.suites.infranode.api.facts import City, catalog_index, partial_coverage, snapshot
+from tooleval.suites.infranode.api.facts import (
+    City,
+    catalog_index,
+    local_features,
+    partial_coverage,
+    snapshot,
+)
 from tooleval.suites.infranode.api.seeded import Dice
 
 GENERATORS: dict[str, Callable[[City, Dice], dict[str, Any]]] = {
@@ -67,6 +73,8 @@ def city_status(key: str, city: City) -> tuple[str, dict[str, Any]]:
     if key in ALWAYS_DISABLED:
         return "disabled", {}
     if key in ALWAYS_NO_DATA:
+        return "no_data", {}
+    if key in local_features() and city.slug not in local_features()[key]:
         return "no_data", {}
     if key in STATION_KEYS and not station_catalog(city.slug):
         return "no_data", {}

@@ -138,6 +138,17 @@ def partial_coverage() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def local_features() -> dict[str, dict[str, str]]:
+    """Per data type, the cities that have its local feature (and its name, e.g. the river of
+    a gauge); every other city answers ``no_data`` for that type."""
+    rows = read_data("local_features.json")["features"]
+    return {
+        key: {str(slug): str(name) for slug, name in by_city.items()}
+        for key, by_city in rows.items()
+    }
+
+
+@cache
 def poi_types() -> tuple[str, ...]:
     return tuple(sorted(read_data("poi_types.json")["types"]))
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooleval.suites.infranode.api.common import near, places, scale
-from tooleval.suites.infranode.api.facts import City, snapshot
+from tooleval.suites.infranode.api.facts import City, local_features, snapshot
 from tooleval.suites.infranode.api.seeded import Dice
 
 Payload = dict[str, Any]
@@ -168,7 +168,7 @@ def water_level(city: City, dice: Dice) -> Payload:
     return {
         "kind": "water_level",
         "station": f"Pegel {city.name_de}",
-        "water": None,
+        "water": local_features().get("water-level", {}).get(city.slug),
         "value": dice.uniform(120.0, 420.0, 0),
         "unit": "cm",
     }

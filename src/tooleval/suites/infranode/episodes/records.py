@@ -18,11 +18,13 @@ OUTCOMES = (
     "wrong_order",
     "hallucinated_eva",
     "wrong_station",
+    "wrong_board",
     "incomplete",
     "per_city_calls",
     "invented_data",
     "gap_not_reported",
     "no_answer",
+    "contradicted",
     "ungrounded",
 )
 """Episode outcome classes, most specific first. Episodes that did not end with the model
@@ -30,8 +32,30 @@ OUTCOMES = (
 
 
 @dataclass(frozen=True)
+class CheckedClaim:
+    """One claim of the final answer as the check read it: the ``text`` as written, its
+    ``kind`` (``name``, ``number``, ``term``, ``time``, ``date``), its ``verdict``
+    (``supported``, ``contradicted``, ``unsupported``, ``neutral``), and the fact it was
+    checked against (the supporting one; for a contradicted claim the one it disagrees with):
+    its ``entity`` (city slug or the item's name), ``field``, ``value`` and ``unit``; None
+    where no fact of its field was shown. ``key``: it states a fact the question asks for."""
+
+    text: str
+    kind: str
+    verdict: str
+    entity: str | None = None
+    field: str | None = None
+    value: float | bool | str | None = None
+    unit: str | None = None
+    key: bool = False
+
+
+@dataclass(frozen=True)
 class EpisodeScore:
-    """Per-episode measurements (see docs/episodes.md)."""
+    """Per-episode measurements (see docs/episodes.md). ``facts_contradicted`` counts claims
+    that disagree with the results; ``answer_decided`` is 0 when the final-answer check found
+    nothing wrong but did not recognise the asked facts either (what a judge may decide);
+    ``claims``: what the final-answer check read, claim by claim."""
 
     outcome: str
     success: int
@@ -42,6 +66,9 @@ class EpisodeScore:
     facts_supported: int
     facts_unsupported: int
     answer_grounded: int
+    facts_contradicted: int = 0
+    answer_decided: int = 1
+    claims: tuple[CheckedClaim, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
