@@ -40,6 +40,7 @@ pytestmark = pytest.mark.real_server
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "smollm2"
 ITEMS = 4
+TIMEOUT_S = 1200
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,9 @@ def native_server(python: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def tooleval(server: LlamaServer, *args: str) -> int:
     """``tooleval ARGS`` against ``server``; the exit code (the server log on failure)."""
     common = ["--backend", "openai", "--preset", "llamacpp", "--base-url", server.base_url]
-    return main([*args, *common, "--model", MODEL, "--concurrency", "1"])
+    # a first prompt of ~3.5k tokens took 8 minutes on a 2-core machine under heavy load
+    patience = ["--timeout", str(TIMEOUT_S), "--max-retries", "0"]
+    return main([*args, *common, *patience, "--model", MODEL, "--concurrency", "1"])
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -195,7 +198,7 @@ def lm_eval_samples(server: LlamaServer, work: Path) -> list[tuple[list[Any], st
 
     model_args = (
         f"model={MODEL},base_url={server.base_url}/chat/completions,num_concurrent=1,"
-        "max_retries=1,tokenized_requests=False,eos_string=<|im_end|>"
+        f"max_retries=1,timeout={TIMEOUT_S},tokenized_requests=False,eos_string=<|im_end|>"
     )
     command = [
         str(lm_eval_executable()), "--model", "local-chat-completions",
@@ -205,7 +208,7 @@ def lm_eval_samples(server: LlamaServer, work: Path) -> list[tuple[list[Any], st
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "OPENAI_API_KEY": "unused"}  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=2 * TIMEOUT_S)
     assert done.returncode == 0, done.stderr[-4000:]
     samples = sorted((work / "out").rglob(f"samples_{TASK_NAME}_*.jsonl"))
     assert len(samples) == 1, samples

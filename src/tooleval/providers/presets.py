@@ -25,8 +25,8 @@ class Preset:
     themselves under by default. ``tool_choice`` is sent with every request that offers tools
     (None: not sent). ``tool_turn_content`` is the content of an assistant turn that has tool
     calls and no text (None: ``null``; llama-cpp-python's server answers ``null`` with HTTP
-    500, so ``llamacpp`` sends ``""``). What a model accepts (sampling, the token field, the reasoning
-    control) is not a preset's business but its family's: ``providers.families``.
+    500, so ``llamacpp`` sends ``""``). What a model accepts (sampling, the token field, the
+    reasoning control) is not a preset's business but its family's: ``providers.families``.
     """
 
     name: str
