@@ -12,8 +12,8 @@ import pytest
 
 from conftest import make_fake
 from tooleval.providers.fake import FakeProvider
-from tooleval.records import ConversationRecord, Mode, Task
-from tooleval.runner import run_conversations
+from tooleval.records import ConversationRecord, Mode, Task, ToolCall
+from tooleval.runner import run_conversations, run_suite
 from tooleval.runner.item import build_request
 from tooleval.runner.records import RunConfig
 from tooleval.suites.infranode import load_suite
@@ -271,7 +271,8 @@ def test_exec_equivalent_slug_succeeds_but_first_call_does_not_match() -> None:
 
 
 def test_unreadable_call_is_invalid_and_repairable() -> None:
-    broken = {"text": '{"name": "weather", "arguments": {"slug": "' + SLUG_CANONICAL + '",}}'}
+    # a bare name where a string belongs: not even near-JSON (a trailing comma would be read)
+    broken = {"text": '{"name": "weather", "arguments": {"slug": ' + SLUG_CANONICAL + "}}"}
     replies = [
         broken,
         call("weather", slug=SLUG_CANONICAL),
@@ -345,3 +346,118 @@ def test_failed_batch_ends_every_open_episode_unscored(tmp_path: Path) -> None:
     items = episodes(RunConfig(), provider, ["routing_broad-001", "routing_broad-002"], tmp_path)
     assert [(i["error_class"], i["score"]) for i in items] == [("client_error", None)] * 2
     assert [i["ending"] for i in items] == ["provider_error"] * 2
+
+
+# --- the first call of an episode is read and scored exactly as a single call ---------------
+
+
+def qwen_xml(call: ToolCall) -> str:
+    """Qwen3-Coder's XML: every value arrives as text (lists as JSON text)."""
+    params = "".join(
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n"
+        "</parameter>\n"
+        for key, value in call.arguments.items()
+    )
+    return f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>"
+
+
+def glm_tags(call: ToolCall) -> str:
+    """GLM-4.5's key/value tags."""
+    pairs = "".join(
+        f"<arg_key>{key}</arg_key>\n<arg_value>{value}</arg_value>\n"
+        for key, value in call.arguments.items()
+    )
+    return f"<tool_call>{call.name}\n{pairs}</tool_call>"
+
+
+def near_json(call: ToolCall) -> str:
+    """Single quotes, a trailing comma and a ``functions.`` namespace."""
+    arguments = ", ".join(f"{key!r}: {value!r}" for key, value in call.arguments.items())
+    return f"{{'name': 'functions.{call.name}', 'arguments': {{{arguments},}}}}"
+
+
+COMPARE_XML = first_of("compare_multi")
+POI_GLM = first_of("poi_type")
+RESOURCE_NEAR = first_of("resource_key")
+NAMED_EXACT = first_of("routing_named", tool="weather")
+XML_AND_NEAR_JSON = {
+    # the list arrives as text and is typed by compare's schema (a string without the tools)
+    COMPARE_XML.id: qwen_xml(COMPARE_XML.gold),
+    POI_GLM.id: "<think>Welcher POI-Typ passt?</think>\n" + glm_tags(POI_GLM.gold),
+    RESOURCE_NEAR.id: near_json(RESOURCE_NEAR.gold),
+    # exactly the requested JSON object: the only one that is format_ok
+    NAMED_EXACT.id: call(NAMED_EXACT.gold.name, **NAMED_EXACT.gold.arguments)["text"],
+}
+NATIVE_RENAMED = {
+    NAMED_EXACT.id: {"tool_calls": [{"name": "functions.weather", "arguments": "{}"}]},
+    SLUG_TASK.id: native("weather", slug=SLUG_CANONICAL),
+}
+
+
+def _first_calls_and_single_scores(
+    answers: dict[str, dict[str, Any]], mode: Mode, tmp: Path
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The same scripted answers run as single calls and as episodes: single-call scores,
+    episode first-call scores and the episode document, per task id."""
+    ids = tuple(answers)
+    questions = {task_id: TASKS[task_id].question for task_id in ids}
+    script = [*({"task_id": t, **reply} for t, reply in answers.items()), {"text": "Fertig."}]
+    config = RunConfig(backend="fake", mode=mode, max_rounds=2, concurrency=1, task_ids=ids)
+    single_config = RunConfig(**{**config.__dict__, "output": tmp / "single.json"})
+    single = run_suite(single_config, make_fake(*script, questions=questions), suite=SUITE)
+    episode_config = RunConfig(**{**config.__dict__, "output": tmp / "episodes.json"})
+    multi = run_conversations(episode_config, make_fake(*script, questions=questions), suite=SUITE)
+    scores = {item["task_id"]: item["score"] for item in single["items"]}
+    firsts = {item["task_id"]: item["first_call"] for item in multi["items"]}
+    return scores, firsts, multi
+
+
+def test_first_call_of_an_episode_scores_like_the_single_call_in_every_dialect(
+    tmp_path: Path,
+) -> None:
+    answers = {task_id: {"text": text} for task_id, text in XML_AND_NEAR_JSON.items()}
+    scores, firsts, multi = _first_calls_and_single_scores(answers, "prompt", tmp_path)
+    assert firsts == scores
+    assert all(score["call_match"] == 1 for score in scores.values())
+    assert {t: s["format_ok"] for t, s in scores.items()} == {
+        COMPARE_XML.id: 0,
+        POI_GLM.id: 0,
+        RESOURCE_NEAR.id: 0,
+        NAMED_EXACT.id: 1,
+    }
+    assert multi["first_call"]["format_ok"] == 0.25
+    executed = {item["task_id"]: item["calls"][0] for item in multi["items"]}
+    for task_id, call in executed.items():  # executed as the call it was scored as
+        assert (call["name"], call["arguments"]) == (
+            TASKS[task_id].gold.name,
+            TASKS[task_id].gold.arguments,
+        )
+        assert call["valid"], task_id
+
+
+def test_first_native_call_of_an_episode_scores_like_the_single_call(tmp_path: Path) -> None:
+    scores, firsts, _ = _first_calls_and_single_scores(NATIVE_RENAMED, "native", tmp_path)
+    assert firsts == scores
+    assert scores[SLUG_TASK.id]["format_ok"] == 1
+    renamed = scores[NAMED_EXACT.id]  # functions.weather read as weather, not as offered
+    assert (renamed["tool_match"], renamed["format_ok"]) == (1, 0)
+
+
+def test_later_turns_are_read_with_the_offered_tools(tmp_path: Path) -> None:
+    """Every turn, not only the first, is typed by the schemas of the tools it was offered:
+    ``limit`` written as text in XML is the integer the stations tool takes."""
+    replies = [
+        call("stations", slug=SLUG),
+        {"text": qwen_xml(ToolCall("stations", {"slug": SLUG, "q": Q, "limit": 5}))},
+        {"text": glm_tags(ToolCall("station_board_departures", {"eva": TARGET}))},
+        {"text": first_departure(TARGET)},
+    ]
+    record, _ = run(TWO_STEP, replies)
+    executed = [(c.name, dict(c.arguments), c.valid) for c in record.calls]
+    assert executed == [
+        ("stations", {"slug": SLUG}, True),
+        ("stations", {"slug": SLUG, "q": Q, "limit": 5}, True),
+        ("station_board_departures", {"eva": TARGET}, True),
+    ]
+    assert isinstance(record.calls[1].arguments["limit"], int)
+    assert score(record).outcome == "success"

@@ -101,7 +101,7 @@ def test_lm_eval_reports_every_metric(lm_eval_output: Path) -> None:
     for category in CATEGORIES:
         value = numbers[f"call_match_{category}"]
         assert (value is not None) == (category in sampled), category
-    for name in ("call_match", "tool_match", "args_match", "parsed"):
+    for name in ("call_match", "tool_match", "args_match", "parsed", "format_ok"):
         assert isinstance(numbers[name], float)
     assert all(run.results["higher_is_better"][TASK_NAME][name] for name in hooks.ALL_METRICS)
 

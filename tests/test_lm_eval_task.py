@@ -135,14 +135,19 @@ def test_gold_outputs_score_one_everywhere() -> None:
     ("make_output", "expected"),
     [
         (lambda t: json.dumps({"name": "no_such_tool", "arguments": dict(t.gold.arguments)}),
-         {"parsed": 1, "tool_match": 0, "args_match": 1, "call_match": 0}),
+         {"parsed": 1, "tool_match": 0, "args_match": 1, "call_match": 0, "format_ok": 1}),
         (lambda t: json.dumps({"name": t.gold.name, "arguments": {"slug": "atlantis", "x": 1}}),
-         {"parsed": 1, "tool_match": 1, "args_match": 0, "call_match": 0}),
+         {"parsed": 1, "tool_match": 1, "args_match": 0, "call_match": 0, "format_ok": 1}),
+        (lambda t: "<tool_call>" + json.dumps(t.gold.to_json()) + "</tool_call>",
+         {"parsed": 1, "tool_match": 1, "args_match": 1, "call_match": 1, "format_ok": 0}),
+        (lambda t: f"[{t.gold.name}(slug={t.gold.arguments['slug']!r})]",
+         {"parsed": 1, "tool_match": 1, "args_match": 1, "call_match": 1, "format_ok": 0}),
         (lambda t: "Das Wetter in Berlin ist schön.",
-         {"parsed": 0, "tool_match": 0, "args_match": 0, "call_match": 0}),
-        (lambda t: "", {"parsed": 0, "tool_match": 0, "args_match": 0, "call_match": 0}),
+         {"parsed": 0, "tool_match": 0, "args_match": 0, "call_match": 0, "format_ok": 0}),
+        (lambda t: "", {"parsed": 0, "tool_match": 0, "args_match": 0, "call_match": 0,
+                        "format_ok": 0}),
     ],
-    ids=["wrong_tool", "wrong_args", "prose", "empty"],
+    ids=["wrong_tool", "wrong_args", "hermes_tag", "pythonic", "prose", "empty"],
 )  # fmt: skip
 def test_wrong_outputs(make_output: Callable[[Task], str], expected: dict[str, int]) -> None:
     task = load_tasks()[0]
@@ -341,7 +346,7 @@ def test_import_refuses_another_suite_version(
 
 def test_item_scores_match_the_scorer() -> None:
     task = load_tasks()[0]
-    assert hooks.score_output(task, gold_text(task)) == ItemScore(1, 1, 1, 1)
+    assert hooks.score_output(task, gold_text(task)) == ItemScore(1, 1, 1, 1, format_ok=1)
 
 
 def test_the_lm_eval_hooks_import_with_the_standard_library_alone() -> None:

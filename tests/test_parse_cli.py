@@ -46,6 +46,8 @@ def test_stdin_is_one_output(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> No
             "calls": [{"name": "weather", "arguments": {"slug": "München"}}],
             "reason": None,
             "extractor": "code_fence",
+            "exact": False,
+            "format_ok": 0,
         }
     ]
 
@@ -81,8 +83,62 @@ def test_file_mode_text_and_native(tmp_path: Path, capsys: Any) -> None:
     assert lines[0]["extractor"] == "tag"
     assert lines[1]["calls"] == [{"name": "weather", "arguments": {"slug": "bonn"}}]
     assert lines[1]["extractor"] == "native"
+    assert lines[1]["format_ok"] == 1  # auto mode: a line with tool_calls is judged as native
     assert lines[2]["calls"] == [{"name": "pois", "arguments": {"slug": "kiel"}}]
-    assert lines[3] == {"id": "d", "calls": [], "reason": "empty", "extractor": None}
+    assert lines[3] == {
+        "id": "d",
+        "calls": [],
+        "reason": "empty",
+        "extractor": None,
+        "exact": False,
+        "format_ok": 0,
+    }
+
+
+QWEN = (
+    "<tool_call>\n<function=stations>\n<parameter=slug>\nbonn\n</parameter>\n"
+    "<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+def test_dialects_show_their_extractor_and_are_not_format_ok(tmp_path: Path, capsys: Any) -> None:
+    exact = '{"name": "weather", "arguments": {"slug": "bonn"}}'
+    path = _write(
+        tmp_path / "dialects.jsonl",
+        json.dumps({"id": "json", "text": exact}),
+        json.dumps({"id": "qwen", "text": QWEN}),
+        json.dumps({"id": "llama", "text": '[weather(slug="bonn")]'}),
+        json.dumps({"id": "glm", "text": "<tool_call>weather<arg_key>slug</arg_key>"
+                    "<arg_value>bonn</arg_value></tool_call>"}),
+    )  # fmt: skip
+    assert _run([str(path)]) == 0
+    lines = {line["id"]: line for line in _lines(capsys.readouterr().out)}
+    assert {k: (v["extractor"], v["format_ok"]) for k, v in lines.items()} == {
+        "json": ("json_object", 1),
+        "qwen": ("xml_function", 0),
+        "llama": ("pythonic", 0),
+        "glm": ("glm", 0),
+    }
+    assert lines["qwen"]["calls"] == [
+        {"name": "stations", "arguments": {"slug": "bonn", "limit": 5}}
+    ]
+
+
+def test_suite_none_leaves_xml_values_as_text(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    _stdin(monkeypatch, QWEN.encode("utf-8"))
+    assert _run(["--suite", "none"]) == 0
+    (line,) = _lines(capsys.readouterr().out)
+    assert line["calls"] == [{"name": "stations", "arguments": {"slug": "bonn", "limit": "5"}}]
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("prompt", 1), ("native", 0), ("auto", 1)])
+def test_mode_decides_format_ok_of_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, mode: str, expected: int
+) -> None:
+    _stdin(monkeypatch, b'{"name": "weather", "arguments": {"slug": "bonn"}}')
+    assert _run(["--mode", mode]) == 0
+    (line,) = _lines(capsys.readouterr().out)
+    assert line["exact"] is True and line["format_ok"] == expected
 
 
 def test_bad_line_names_file_and_line_and_keeps_earlier_output(tmp_path: Path, capsys: Any) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,65 +17,62 @@ from tooleval.parsing import (
     parse_text,
     strip_reasoning,
 )
-from tooleval.records import NativeToolCall, ParseResult, ToolCall
+from tooleval.parsing.cases import (
+    ParseCase,
+    case_from_json,
+    case_mismatch,
+    fixture_families,
+    load_cases,
+    parse_case,
+)
+from tooleval.records import NativeToolCall, ToolCall
+from tooleval.suites.infranode import load_tools
 
-FIXTURE_DIR = Path(__file__).parent / "fixtures" / "parsing"
-FAMILIES = (
-    "bare_json",
-    "code_fence",
-    "prose",
-    "tags",
-    "openai_native",
-    "nested_shapes",
-    "failures",
+TOOLS = load_tools()
+CASES = load_cases()
+DIALECT_FILES = (
+    "near_json",
+    "pythonic",
+    "xml_function",
+    "xml_invoke",
+    "glm",
+    "kimi",
+    "function_gemma",
+    "namespaced",
 )
 
 
-def _load_fixtures() -> list[tuple[str, dict[str, Any]]]:
-    cases: list[tuple[str, dict[str, Any]]] = []
-    for family in FAMILIES:
-        lines = (FIXTURE_DIR / f"{family}.jsonl").read_text(encoding="utf-8").splitlines()
-        cases.extend((f"{family}:{json.loads(line)['id']}", json.loads(line)) for line in lines)
-    return cases
-
-
-FIXTURES = _load_fixtures()
-
-
-def _parse_fixture(case: dict[str, Any]) -> ParseResult:
-    if "native" not in case:
-        return parse_text(case.get("text"))
-    native = tuple(NativeToolCall(c["name"], c["arguments"]) for c in case["native"])
-    return parse_response(case.get("text"), native)
-
-
-def _as_json(call: ToolCall | None) -> dict[str, Any] | None:
-    return None if call is None else call.to_json()
-
-
-@pytest.mark.parametrize("case", [c for _, c in FIXTURES], ids=[i for i, _ in FIXTURES])
-def test_fixture(case: dict[str, Any]) -> None:
-    result = _parse_fixture(case)
-    assert _as_json(result.first) == case["expect"]
-    assert result.reason == case["reason"]
-    assert result.extractor == case["extractor"]
-    if "expect_all" in case:
-        assert [c.to_json() for c in result.calls] == case["expect_all"]
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.family}:{c.id}" for c in CASES])
+def test_fixture(case: ParseCase) -> None:
+    assert case_mismatch(case, parse_case(case, TOOLS)) is None
 
 
 def test_fixture_set_is_large_unique_and_well_formed() -> None:
-    ids = [i for i, _ in FIXTURES]
-    assert len(ids) >= 60
+    ids = [f"{c.family}:{c.id}" for c in CASES]
+    assert len(ids) >= 180
     assert len(set(ids)) == len(ids)
-    for _, case in FIXTURES:
-        assert (case["expect"] is None) == (case["reason"] is not None)
-        assert case["reason"] is None or case["reason"] in REASONS
-        assert case["extractor"] is None or case["extractor"] in EXTRACTOR_NAMES
+    for case in CASES:
+        assert (case.expect is None) == (case.reason is not None)
+        assert case.reason is None or case.reason in REASONS
+        assert case.extractor is None or case.extractor in EXTRACTOR_NAMES
+        assert not case.exact or case.extractor in {"json_object", "json_fence", "native"}
 
 
 def test_every_extractor_is_exercised_by_a_fixture() -> None:
-    used = {case["extractor"] for _, case in FIXTURES}
+    used = {case.extractor for case in CASES}
     assert set(EXTRACTOR_NAMES) <= used
+
+
+@pytest.mark.parametrize("family", DIALECT_FILES)
+def test_every_dialect_has_positive_and_negative_fixtures(family: str) -> None:
+    cases = [c for c in CASES if c.family == family]
+    assert sum(c.expect is not None for c in cases) >= 4
+    assert any(c.expect is None for c in cases) or family == "namespaced"
+
+
+def test_fixture_files_ship_with_the_package() -> None:
+    assert set(DIALECT_FILES) <= set(fixture_families())
+    assert {"bare_json", "failures", "tags", "openai_native"} <= set(fixture_families())
 
 
 def test_reason_vocabulary_is_small_and_fixed() -> None:
@@ -151,14 +146,22 @@ def test_reading_stops_at_first_broken_call_after_a_good_one() -> None:
 
 
 def test_broken_list_is_not_mined_for_objects() -> None:
-    text = '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}},]'
+    text = '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {]'
     assert parse_text(text).reason == "invalid_json"
+
+
+def test_list_with_trailing_comma_is_near_json() -> None:
+    text = '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}},]'
+    result = parse_text(text)
+    assert [c.name for c in result.calls] == ["a", "b"]
+    assert result.extractor == "near_json" and not result.exact
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("<think>a</think>rest", "rest"),
+        ("<seed:think>a</seed:think>rest", "rest"),
         ("  <thinking>a</thinking>rest", "rest"),
         ("reasoning</think>rest", "rest"),
         ("<think>never closed", None),
@@ -218,10 +221,27 @@ def test_truncated_json_in_a_fence_does_not_hide_the_next_fence() -> None:
 def test_every_extractor_is_named_in_the_documented_order() -> None:
     assert EXTRACTOR_NAMES == (
         "json_object",
+        "json_fence",
+        "near_json",
+        "xml_function",
+        "xml_invoke",
+        "glm",
+        "kimi",
+        "function_gemma",
         "tag",
         "deepseek",
         "harmony",
+        "pythonic",
         "code_fence",
         "prose",
         "native",
     )
+
+
+def test_a_malformed_fixture_line_names_its_place() -> None:
+    with pytest.raises(ValueError, match=r"fixtures/x\.jsonl:3: bad fixture .*'extractor'"):
+        case_from_json(
+            {"id": "a", "text": "x", "expect": None, "reason": "no_json", "exact": False},
+            "x",
+            "fixtures/x.jsonl:3",
+        )

@@ -39,6 +39,12 @@ TOKENS = (
     "```json\n", "<think>", "</think>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>", "München",
     "to=functions.a", "<|message|>", "<|constrain|>", "function",
     "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+    "'", "(", ")", "=", "True", "None", "a(", "[a(", "```tool_code\n", "<|python_start|>",
+    "<function=a>", "</function>", "<parameter=x>", "</parameter>", "<seed:tool_call>",
+    '<invoke name="a">', "</invoke>", '<parameter name="x">', "<minimax:tool_call>",
+    "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|tool_call_begin|>",
+    "functions.a:0", "<|tool_call_argument_begin|>", "<|tool_call_end|>",
+    "<start_function_call>", "call:a{", "<escape>", "<end_function_call>", "<seed:think>",
 )  # fmt: skip
 json_like_text = st.lists(st.sampled_from(TOKENS), max_size=80).map("".join)
 
@@ -84,6 +90,7 @@ def assert_well_formed(result: ParseResult) -> None:
     else:
         assert result.reason in REASONS
         assert result.extractor is None
+        assert not result.exact
 
 
 def same_json(left: Any, right: Any) -> bool:
@@ -132,6 +139,9 @@ def test_wrapped_call_round_trips(
 
 HEADER_FORMATS = (
     "[TOOL_CALLS]{name}[ARGS]{args}",
+    "<function={name}>{args}</function>",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
+    "<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>",
     "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>",
     "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>",
     "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>",
@@ -147,6 +157,111 @@ def test_name_in_header_round_trips(name: str, args: dict[str, Any], template: s
     assert same_json(result.first.arguments, args)
 
 
+# Text values of the XML-parameter dialects: no markup, no newline at either end (templates
+# add one there), no lone surrogates (they are not valid in a UTF-8 chat template either).
+markup_free = st.text(
+    st.characters(exclude_characters="<>", exclude_categories=("Cs",)), min_size=1, max_size=30
+).filter(lambda v: v.strip() == v)
+string_arguments = st.dictionaries(st.from_regex(r"[a-z_]{1,10}", fullmatch=True), markup_free)
+
+
+def _qwen(name: str, args: dict[str, str]) -> str:
+    params = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in args.items())
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def _invoke(name: str, args: dict[str, str]) -> str:
+    params = "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v in args.items())
+    return f'<minimax:tool_call>\n<invoke name="{name}">\n{params}</invoke>\n</minimax:tool_call>'
+
+
+def _glm(name: str, args: dict[str, str]) -> str:
+    pairs = "".join(
+        f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in args.items()
+    )
+    return f"<tool_call>{name}\n{pairs}</tool_call>"
+
+
+@FUZZ
+@given(tool_names, string_arguments, st.sampled_from([_qwen, _invoke, _glm]))
+def test_xml_parameter_call_round_trips(name: str, args: dict[str, str], render: Any) -> None:
+    result = parse_text("Gut, ich rufe das Werkzeug auf.\n" + render(name, args))
+    assert result.first == ToolCall(name, args)
+
+
+python_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+python_arguments = st.dictionaries(
+    st.from_regex(r"[a-z_][a-z0-9_]{0,9}", fullmatch=True), python_values, max_size=5
+)
+PYTHONIC_FORMS = (
+    "{call}",
+    "[{call}]",
+    "```tool_code\n{call}\n```",
+    "<|python_start|>[{call}]<|python_end|>",
+)
+
+
+@FUZZ
+@given(tool_names, python_arguments, st.sampled_from(PYTHONIC_FORMS))
+def test_pythonic_call_round_trips(name: str, args: dict[str, Any], form: str) -> None:
+    keywords = ", ".join(f"{key}={value!r}" for key, value in args.items())
+    result = parse_text(form.replace("{call}", f"{name}({keywords})"))
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+@FUZZ
+@given(tool_names, python_arguments)
+def test_python_dict_call_round_trips(name: str, args: dict[str, Any]) -> None:
+    result = parse_text(repr({"name": name, "arguments": args}))
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+def _gemma_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"<escape>{value}<escape>"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+gemma_values = st.recursive(
+    st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.text(st.characters(exclude_characters="<>", exclude_categories=("Cs",)), max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@FUZZ
+@given(
+    tool_names,
+    st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), gemma_values, max_size=4),
+)
+def test_function_gemma_call_round_trips(name: str, args: dict[str, Any]) -> None:
+    text = f"<start_function_call>call:{name}{_gemma_value(args)}<end_function_call>"
+    assert parse_text(text).first == ToolCall(name, args)
+
+
 @FUZZ
 @given(tool_names, st.text(st.characters(codec=None, exclude_categories=()), max_size=200))
 def test_native_never_raises(name: str, raw_arguments: str) -> None:
@@ -157,7 +272,10 @@ def test_native_never_raises(name: str, raw_arguments: str) -> None:
 
 
 @BIG
-@given(st.sampled_from((*TOKENS, "a", "{}", '{"', '"{', "```{")), st.integers(1, 40_000))
+@given(
+    st.sampled_from((*TOKENS, "a", "{}", '{"', '"{', "```{", "\n[a(b=1)]", "\n<function=a>", "a.")),
+    st.integers(1, 40_000),
+)
 def test_repeated_pieces_stay_bounded(piece: str, times: int) -> None:
     assert_well_formed(parse_text(piece * times))
 
@@ -173,6 +291,13 @@ def test_repeated_pieces_stay_bounded(piece: str, times: int) -> None:
         '{"name": "a", "arguments": {"x": "' + "y" * 1_000_000 + '"}}',
         '"' + "\\" * 100_001,
         "<think>" + "x" * (2 * MAX_TEXT_CHARS),
+        "[a(b=" + "[" * 100_000,
+        "a(b=" + "-" * 100_000 + "1)",
+        "{'a': " * 30_000,
+        "\n<function=a>\n<parameter=b>" * 5_000,
+        "<tool_call>a<arg_key>b</arg_key>" * 5_000,
+        "<start_function_call>call:a{b:" + "[" * 50_000,
+        "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>" + "{" * 50_000,
     ],
     ids=[
         "brackets",
@@ -183,6 +308,13 @@ def test_repeated_pieces_stay_bounded(piece: str, times: int) -> None:
         "huge-string",
         "backslashes",
         "long-think",
+        "pythonic-brackets",
+        "pythonic-signs",
+        "near-json-keys",
+        "qwen-unclosed-parameters",
+        "glm-keys-without-values",
+        "function-gemma-brackets",
+        "kimi-braces",
     ],
 )
 def test_pathological_inputs(text: str) -> None:

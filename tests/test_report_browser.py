@@ -73,6 +73,12 @@ def as_text(call: ToolCall) -> str:
     return json.dumps({"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False)
 
 
+def as_pythonic(call: ToolCall) -> str:
+    """The call as Llama 3.2 writes it: right, but not the JSON object the prompt asks for."""
+    keywords = (f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items())
+    return f"[{call.name}({', '.join(keywords)})]"
+
+
 def mixed_reply(task: Task, index: int) -> dict[str, Any]:
     gold = task.gold
     if task.id in QUOTA_TASKS:
@@ -83,6 +89,8 @@ def mixed_reply(task: Task, index: int) -> dict[str, Any]:
         return {"text": MARKUP}
     if task.category == "routing_broad" and index % 4 == 0:
         return {"text": "Dazu kann ich leider nichts sagen."}
+    if task.category == "routing_named" and index % 3 == 2:
+        return {"text": as_pythonic(gold)}
     return {"text": as_text(gold)}
 
 
@@ -375,6 +383,24 @@ def column(driver: WebDriver, key: str) -> int:
         "return [...document.querySelectorAll('#explorer-app th')].map(th => th.dataset.sort);"
     )
     return keys.index(key)
+
+
+def test_format_column_tells_a_right_call_in_another_dialect(
+    browser: WebDriver, report_dir: Path
+) -> None:
+    """A pythonic answer is a hit for call_match and a miss for format_ok, side by side."""
+    recorded = [
+        i for i in load_report_runs(report_dir)["mixed"] if i["category"] == "routing_named"
+    ]
+    pythonic = sorted(i["task_id"] for i in recorded if i["parsed"]["extractor"] == "pythonic")
+    assert len(pythonic) == 4
+    open_page(browser, report_dir, "#run=mixed&cat=routing_named&metric=format_ok&val=0")
+    format_ok, call_match = column(browser, "format_ok"), column(browser, "call_match")
+    cells = row_cells(browser)
+    assert sorted(c[1] for c in cells) == pythonic  # every other answer was the JSON asked for
+    assert {(c[call_match], c[format_ok]) for c in cells} == {("✓", "✗")}
+    detail = expand(browser, pythonic[0], "mixed")
+    assert "format_ok no" in detail.text and "read by extractor pythonic" in detail.text
 
 
 def test_an_episode_row_expands_to_the_whole_conversation(

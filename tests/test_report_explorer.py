@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -134,7 +135,13 @@ def test_every_planned_item_is_a_row_and_gaps_are_not_run(results: Path) -> None
 def test_rows_carry_outcomes_gold_diff_and_parser_facts(results: Path) -> None:
     rows = {r["id"]: r for r in run_rows(runs(results)["mixed"])}
     koeln = rows["w-koeln"]
-    assert koeln["out"] == {"call_match": 0, "tool_match": 1, "args_match": 0, "parsed": 1}
+    assert koeln["out"] == {
+        "call_match": 0,
+        "tool_match": 1,
+        "args_match": 0,
+        "parsed": 1,
+        "format_ok": 1,  # the JSON object asked for, with a wrong slug in it
+    }
     assert koeln["diff"] == {"name": False, "args": ["slug"]}
     assert koeln["extractor"] and koeln["calls"][0]["arguments"] == {"slug": "köln"}
     bonn = rows["w-bonn"]
@@ -146,7 +153,10 @@ def test_rows_carry_outcomes_gold_diff_and_parser_facts(results: Path) -> None:
 
 def test_optional_fields_appear_only_where_the_file_has_them(results: Path) -> None:
     run = runs(results)["gold"]
+    assert run_rows(run)[0]["out"]["format_ok"] == 1  # recorded by every run since it exists
     raw = dict(run.item_json[0])
+    raw["score"] = {k: v for k, v in raw["score"].items() if k != "format_ok"}  # an older file
+    run = replace(run, item_json=(raw, *run.item_json[1:]))
     plain = run_rows(run)[0]
     assert "format_ok" not in plain["out"] and "exec_match" not in plain["out"]
     assert plain["tok"] == [None, None]
@@ -157,8 +167,6 @@ def test_optional_fields_appear_only_where_the_file_has_them(results: Path) -> N
         raw_output="x" * (MAX_TEXT_CHARS + 5),
         usage={"input_tokens": 10, "output_tokens": 3},
     )
-    from dataclasses import replace
-
     row = run_rows(replace(run, item_json=(raw, *run.item_json[1:])))[0]
     assert row["out"]["format_ok"] == 0 and row["out"]["exec_match"] == 1
     assert row["extractor"] == "pythonic" and row["tok"] == [10, 3]

@@ -1,6 +1,7 @@
-"""Aggregates over per-item scores: the four means and ``call_match_<category>``.
+"""Aggregates over per-item scores: the metric means and ``call_match_<category>``.
 
 Each category mean is taken over that category's items only, never diluted by the others.
+A value that was not recorded (``format_ok`` None: mode unknown) is left out of its mean.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from tooleval.records import ItemScore
 
-METRIC_NAMES = ("call_match", "tool_match", "args_match", "parsed")
+METRIC_NAMES = ("call_match", "tool_match", "args_match", "parsed", "format_ok")
 
 
-def mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def mean(values: Sequence[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else None
 
 
 def aggregate(

@@ -96,12 +96,15 @@ class ParseResult:
     """The outcome of parsing one model output: the calls found, or why none was found.
 
     ``reason`` is None exactly when ``calls`` is non-empty. ``extractor`` names the extractor
-    that succeeded (e.g. ``"json_object"``, ``"code_fence"``, ``"native"``).
+    that succeeded (e.g. ``"json_object"``, ``"code_fence"``, ``"native"``). ``exact`` is True
+    when the output was exactly the canonical form, with nothing repaired: one JSON object
+    ``{"name", "arguments"}`` as the whole text, or native calls (see ``tooleval.parsing``).
     """
 
     calls: tuple[ToolCall, ...]
     reason: str | None = None
     extractor: str | None = None
+    exact: bool = False
 
     @property
     def first(self) -> ToolCall | None:
@@ -131,12 +134,19 @@ class Task:
 
 @dataclass(frozen=True)
 class ItemScore:
-    """The four per-item metrics of the first tool call. Each is 0 or 1."""
+    """The per-item metrics. Each is 0 or 1.
+
+    ``parsed``, ``tool_match``, ``args_match`` and ``call_match`` score the first tool call,
+    whatever dialect it was written in. ``format_ok`` scores the form of the whole output: 1
+    when it followed the format the prompt asked for (see ``tooleval.scoring.format_ok``);
+    None when the mode was not known (records written before the metric existed).
+    """
 
     parsed: int
     tool_match: int
     args_match: int
     call_match: int
+    format_ok: int | None = None
 
 
 Role = Literal["system", "user", "assistant", "tool"]

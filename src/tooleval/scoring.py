@@ -5,6 +5,12 @@ Rules (documented in the InfraNode suite README):
 - ``tool_match``: the first call names the gold tool.
 - ``args_match``: the first call's arguments equal the gold arguments, independent of the tool.
 - ``call_match``: both.
+- ``format_ok``: the output followed the format the prompt asked for, apart from which call
+  it made. Prompt mode: the whole answer is one JSON object ``{"name": ..., "arguments":
+  {...}}`` (one code fence around it and a leading reasoning block allowed, nothing else).
+  Native mode: native tool calls, every one readable and named as offered. A call the parser
+  read from another dialect (Hermes tags, pythonic, XML, near-JSON, ...) still scores the four
+  call metrics, but not ``format_ok``.
 Argument comparison: an argument that is ``null`` or a blank string counts as omitted; strings
 are compared exactly after trimming surrounding whitespace; lists named in
 ``UNORDERED_ARGUMENTS`` compare as sets (city order in ``compare`` is irrelevant);
@@ -30,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooleval.namefold import name_matches
-from tooleval.records import ItemScore, ParseResult, Task, ToolCall
+from tooleval.records import ItemScore, Mode, ParseResult, Task, ToolCall
 
 UNORDERED_ARGUMENTS = frozenset({"cities"})
 ABSENT = None  # marker in Task.alternatives: the argument may be left out
@@ -155,6 +161,8 @@ def _plain_arguments_match(
     task: Task, arguments: Mapping[str, Any], skip: frozenset[str] = frozenset()
 ) -> bool:
     gold = given_arguments(task.gold.arguments)
+    if not skip and not task.alternatives and gold.keys() == arguments.keys():  # most calls
+        return all(_value_matches(name, arguments[name], (value,)) for name, value in gold.items())
     for name in (set(gold) | set(arguments) | set(task.alternatives)) - skip:
         accepted = ((gold[name],) if name in gold else (ABSENT,)) + task.alternatives.get(name, ())
         if name not in arguments:
@@ -177,18 +185,30 @@ def arguments_match(task: Task, arguments: Mapping[str, Any]) -> bool:
     )
 
 
-def score_call(task: Task, call: ToolCall | None) -> ItemScore:
-    """Score one call (or no call) against the task's gold call."""
+def score_call(task: Task, call: ToolCall | None, form_ok: int | None = None) -> ItemScore:
+    """Score one call (or no call) against the task's gold call; ``form_ok`` is passed on as
+    the ``format_ok`` metric (None: not judged)."""
     if call is None:
-        return ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+        return ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0, format_ok=form_ok)
     target = listing_target(task)
     if target is not None and target.direct_call(call):
-        return ItemScore(parsed=1, tool_match=1, args_match=1, call_match=1)
+        return ItemScore(parsed=1, tool_match=1, args_match=1, call_match=1, format_ok=form_ok)
     tool = int(call.name.strip() == task.gold.name)
     args = int(arguments_match(task, call.arguments))
-    return ItemScore(parsed=1, tool_match=tool, args_match=args, call_match=tool * args)
+    return ItemScore(
+        parsed=1, tool_match=tool, args_match=args, call_match=tool * args, format_ok=form_ok
+    )
 
 
-def score_parse(task: Task, parsed: ParseResult) -> ItemScore:
-    """Score the first call of a parse result; later calls are ignored by design."""
-    return score_call(task, parsed.first)
+def format_ok(parsed: ParseResult, mode: Mode) -> int:
+    """1 when the output had the form ``mode`` asks for (see the module doc), else 0."""
+    native = parsed.extractor == "native"
+    return int(parsed.exact and native == (mode == "native"))
+
+
+def score_parse(task: Task, parsed: ParseResult, mode: Mode | None = None) -> ItemScore:
+    """Score the first call of a parse result; later calls are ignored by design.
+
+    With ``mode`` (the prompt's mode), ``format_ok`` is scored too; without it, it is None.
+    """
+    return score_call(task, parsed.first, None if mode is None else format_ok(parsed, mode))

@@ -1,20 +1,23 @@
 """Self-test of a suite without any model: prompts, gold scores, wrong calls, parser fixtures.
 
 Every check is a named record; ``run_selftest`` returns them all so the CLI can print a summary
-and exit non-zero on any failure.
+and exit non-zero on any failure. The parser checks run every shipped fixture file (one per
+tool-call dialect, see ``tooleval.parsing.cases``), one check per file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from tooleval.metrics import aggregate, metric_names
 from tooleval.parsing import parse_text
-from tooleval.records import ItemScore, Task, ToolCall
-from tooleval.scoring import score_call
+from tooleval.parsing.cases import ParseCase, case_mismatch, load_cases, parse_case
+from tooleval.records import ItemScore, Task, ToolCall, ToolSpec
+from tooleval.scoring import score_call, score_parse
 from tooleval.suites import Suite
 
 
@@ -38,8 +41,14 @@ def check_prompts(suite: Suite[Task]) -> Iterator[Check]:
     yield Check("prompts:all-tools-rendered", not missing, f"missing: {missing}")
 
 
+def _answer(task: Task, tools: Sequence[ToolSpec]) -> ItemScore:
+    """The score of the gold call written exactly as the prompt asks for it."""
+    text = json.dumps(task.gold.to_json(), ensure_ascii=False)
+    return score_parse(task, parse_text(text, tools), "prompt")
+
+
 def check_gold(suite: Suite[Task]) -> Iterator[Check]:
-    pairs = [(t.category, score_call(t, t.gold)) for t in suite.tasks]
+    pairs = [(t.category, _answer(t, suite.tools)) for t in suite.tasks]
     metrics = aggregate(pairs, suite.categories)
     bad = {k: v for k, v in metrics.items() if v != 1.0}
     yield Check("gold:every-metric-1.0", not bad, f"below 1.0: {bad}")
@@ -85,32 +94,24 @@ def check_wrong_calls(suite: Suite[Task]) -> Iterator[Check]:
             yield Check(f"wrong:{category}:{label}", bool(tasks) and not failures, f"{failures}")
 
 
-PARSER_CASES: tuple[tuple[str, dict[str, Any] | None], ...] = (
-    ('{"name": "weather", "arguments": {"slug": "koeln"}}', {"slug": "koeln"}),
-    ('```json\n{"name": "weather", "parameters": {"slug": "koeln"}}\n```', {"slug": "koeln"}),
-    (
-        'Gern! {"name": "weather", "arguments": "{\\"slug\\": \\"koeln\\"}"} Fertig.',
-        {"slug": "koeln"},
-    ),
-    (
-        '<tool_call>{"name": "weather", "arguments": {"slug": "koeln"}}</tool_call>',
-        {"slug": "koeln"},
-    ),
-    ("Das Wetter in Köln ist schön.", None),
-    ('{"name": "weather", "arguments": {"slug": ', None),
-)
+def check_parser(cases: Sequence[ParseCase], tools: Sequence[ToolSpec]) -> Iterator[Check]:
+    """One check per fixture file: every case parses to its expected call (or failure)."""
+    for family, group in groupby(cases, key=lambda case: case.family):
+        members = list(group)
+        wrong = [m for m in (case_mismatch(c, parse_case(c, tools)) for c in members) if m]
+        detail = "; ".join(wrong[:3]) if wrong else f"{len(members)} cases"
+        yield Check(f"parser:{family}", not wrong, detail)
 
 
-def check_parser() -> Iterator[Check]:
-    for index, (text, expected) in enumerate(PARSER_CASES):
-        result = parse_text(text)
-        got = dict(result.first.arguments) if result.first else None
-        ok = got == expected and (expected is None or result.first is not None)
-        yield Check(f"parser:{index}", ok, json.dumps({"got": got, "reason": result.reason}))
+def _parser_tools() -> tuple[ToolSpec, ...]:
+    """The parser fixtures are InfraNode outputs: they are read with its tools offered."""
+    from tooleval.suites.infranode import load_tools
+
+    return load_tools()
 
 
 def run_selftest(suite: Suite[Task]) -> list[Check]:
     checks = [*check_prompts(suite), *check_gold(suite), *check_wrong_calls(suite)]
-    checks.extend(check_parser())
+    checks.extend(check_parser(load_cases(), _parser_tools()))
     checks.append(Check("suite:has-tasks", bool(suite.tasks), f"{len(suite.tasks)} tasks"))
     return checks

@@ -78,8 +78,9 @@ def summary_table(document: dict[str, Any]) -> Table:
         if name not in shown:
             table.add_row(f"{name} (original harness)", fmt(value))
     first = document.get("first_call") or {}
-    if "call_match" in first:
-        table.add_row("first-call call_match", fmt(first["call_match"]))
+    for name in ("call_match", "format_ok"):
+        if name in first:
+            table.add_row(f"first-call {name}", fmt(first[name]))
     return table
 
 

@@ -86,7 +86,7 @@ def object_spans(text: str) -> list[Span]:
     return spans
 
 
-def _fence_body(block: str) -> str:
+def fence_body(block: str) -> str:
     """Drop the info string (``json``, ``tool_call``, ...) on a fence's first line."""
     newline = block.find("\n")
     first = block if newline < 0 else block[:newline]
@@ -112,7 +112,7 @@ def fence_blocks(text: str) -> list[str]:
         body_start = opening + len(_FENCE)
         closing, budget = _closing_fence(text, body_start, budget)
         body_end = len(text) if closing < 0 else closing
-        blocks.append(_fence_body(text[body_start:body_end]))
+        blocks.append(fence_body(text[body_start:body_end]))
         if closing < 0:
             return blocks
         pos = closing + len(_FENCE)

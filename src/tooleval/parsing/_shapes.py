@@ -9,8 +9,9 @@ Recognised shapes (keys are matched exactly, in the order listed):
   ``{"function_call": ...}``;
 - a JSON list of any of these.
 
-Arguments may be an object or a JSON string holding an object. A missing, ``null`` or blank
-arguments value means "no arguments" (``{}``); anything else that is not an object fails.
+Arguments may be an object or a JSON string holding an object (in text, also a near-JSON
+string such as ``"{'slug': 'bonn'}"``). A missing, ``null`` or blank arguments value means "no
+arguments" (``{}``); anything else that is not an object fails.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from tooleval.parsing._decode import decode_json
+from tooleval.parsing._decode import Decoded, decode_json, decode_prefix
+from tooleval.parsing._literal import decode_loose, loose_prefix
+from tooleval.parsing._scan import fence_blocks
 from tooleval.records import ToolCall
 
 NAME_KEYS: Final = ("name", "tool", "tool_name", "function")
@@ -41,11 +44,32 @@ class Broken:
     reason: str
 
 
-Item = ToolCall | Skipped | Broken
+@dataclass(frozen=True)
+class Exact:
+    """A marker after the call of a candidate that had exactly the requested form: one object
+    ``{"name": "<tool>", "arguments": {...}}`` with no other keys."""
 
 
-def decode_arguments(raw: Any) -> dict[str, Any] | Broken:
-    """Arguments as an object: objects pass, JSON text is decoded, null/blank mean ``{}``."""
+EXACT: Final = Exact()
+Item = ToolCall | Skipped | Broken | Exact
+
+
+def is_exact_form(value: Any) -> bool:
+    """Whether a decoded value is exactly ``{"name": str, "arguments": {...}}``."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 2
+        and isinstance(value.get("name"), str)
+        and isinstance(value.get("arguments"), dict)
+    )
+
+
+def decode_arguments(raw: Any, loose: bool = True) -> dict[str, Any] | Broken:
+    """Arguments as an object: objects pass, JSON text is decoded, null/blank mean ``{}``.
+
+    With ``loose``, text that is not JSON is read as near-JSON (native calls pass False: a
+    provider's arguments are JSON by contract).
+    """
     if isinstance(raw, dict):
         return raw
     if raw is None:
@@ -55,6 +79,8 @@ def decode_arguments(raw: Any) -> dict[str, Any] | Broken:
     if not raw.strip():
         return {}
     decoded = decode_json(raw)
+    if loose and decoded.reason == "invalid_json":
+        decoded = decode_loose(raw)
     if decoded.reason == "too_deep":
         return Broken("too_deep")
     if decoded.reason is not None:
@@ -64,11 +90,11 @@ def decode_arguments(raw: Any) -> dict[str, Any] | Broken:
     return decoded.value
 
 
-def call_item(name: Any, raw_arguments: Any) -> Item:
+def call_item(name: Any, raw_arguments: Any, loose: bool = True) -> Item:
     """One call from a name and raw arguments, or why it is not usable."""
     if not isinstance(name, str) or not name.strip():
         return Skipped("no_tool_name")
-    arguments = decode_arguments(raw_arguments)
+    arguments = decode_arguments(raw_arguments, loose)
     if isinstance(arguments, Broken):
         return arguments
     return ToolCall(name=name, arguments=arguments)
@@ -104,3 +130,26 @@ def call_items(value: Any) -> Iterator[Item]:
             yield from call_items(value[key])
             return
     yield _call_from_object(value)
+
+
+def value_prefix(text: str) -> tuple[Decoded, int]:
+    """The JSON (else near-JSON) value at the start of ``text``, and where it ends."""
+    decoded, end = decode_prefix(text)
+    if decoded.reason == "invalid_json":
+        return loose_prefix(text)
+    return decoded, end
+
+
+def named_call(name: str, rest: str) -> Item:
+    """A call whose name sits in a template header and whose arguments object follows it
+    (directly, or in a code fence)."""
+    body = rest.lstrip()
+    if body.startswith("```"):
+        found = fence_blocks(body)
+        body = found[0].lstrip() if found else ""
+    decoded, _ = value_prefix(body)
+    if decoded.reason is not None:
+        return Broken("too_deep" if decoded.reason == "too_deep" else "invalid_arguments_json")
+    if not isinstance(decoded.value, dict):
+        return Broken("arguments_not_object")
+    return call_item(name, decoded.value)

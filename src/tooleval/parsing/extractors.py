@@ -1,9 +1,11 @@
-"""The ordered text extractors. Each is a small function from text to call items.
+"""The ordered text extractors. Each is a small function from text (and the offered tools)
+to call items.
 
 An extractor returns an empty list when the text holds nothing of its kind ("not
 applicable"), otherwise the items it found in document order: tool calls, and candidates
 that failed (``Skipped``/``Broken``). ``tooleval.parsing`` tries them in ``EXTRACTORS`` order
-and keeps the first that yields a call.
+and keeps the first that yields a call. This module holds the JSON family; the other
+dialects live in ``pythonic``, ``xml_dialects`` and ``token_dialects``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,22 @@ from collections.abc import Callable
 from typing import Final
 
 from tooleval.parsing._decode import Decoded, decode_json, decode_prefix
-from tooleval.parsing._scan import Span, fence_blocks, object_spans, tag_pattern, tag_segments
-from tooleval.parsing._shapes import Broken, Item, Skipped, call_item, call_items
+from tooleval.parsing._literal import decode_loose
+from tooleval.parsing._scan import (
+    Span,
+    fence_blocks,
+    fence_body,
+    object_spans,
+    tag_pattern,
+    tag_segments,
+)
+from tooleval.parsing._schema import Tools
+from tooleval.parsing._shapes import EXACT, Item, Skipped, call_items, is_exact_form, named_call
+from tooleval.parsing.pythonic import extract_pythonic, looks_like_call
+from tooleval.parsing.token_dialects import extract_function_gemma, extract_kimi
+from tooleval.parsing.xml_dialects import extract_glm, extract_xml_function, extract_xml_invoke
 
-Extractor = Callable[[str], list[Item]]
+Extractor = Callable[[str, Tools], list[Item]]
 
 # Opening tags of chat-template tool-call formats and the markers that end their body.
 # Hermes/Qwen ``<tool_call>``, ``<function_call>``, Glaive ``<functioncall>``, Phi/Granite
@@ -39,6 +53,7 @@ TAG_CLOSERS: Final = (
     "<|eot_id|>",
 )
 _TAGS: Final = tag_pattern(TAG_OPENERS, TAG_CLOSERS)
+_OPENERS: Final = tag_pattern(TAG_OPENERS, ())
 _OPENER_SET: Final = frozenset(TAG_OPENERS)
 # DeepSeek V3: ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + a ```json fence;
 # V3.1+: ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}``; both end ``<｜tool▁call▁end｜>``.
@@ -55,26 +70,34 @@ _HARMONY_CALL: Final = re.compile(
 _MISTRAL_NAMED: Final = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]+\s*)?\[ARGS\]")
 
 
+def _decode_piece(text: str) -> Decoded:
+    """``text`` as one JSON value, else as one near-JSON literal."""
+    decoded = decode_json(text)
+    if decoded.reason == "invalid_json":
+        return decode_loose(text)
+    return decoded
+
+
 def _segment_items(segment: str) -> list[Item]:
-    """Items in a piece of text: the whole piece as JSON, else each ``{...}`` inside it.
+    """Items in a piece of text: the whole piece as (near-)JSON, else each ``{...}`` in it.
 
     A piece shaped like a list (``[`` ... ``]``) that does not decode is not mined for the
-    objects inside it: that would quietly repair e.g. a trailing comma.
+    objects inside it: that would read a call out of a broken list.
     """
     stripped = segment.strip()
     if stripped[:1] in ("{", "["):
-        decoded = decode_json(stripped)
+        decoded = _decode_piece(stripped)
         if decoded.reason is None:
             return list(call_items(decoded.value))
         if decoded.reason == "too_deep" or (stripped[0] == "[" and stripped[-1] == "]"):
             return [Skipped(decoded.reason)]
-    return [item for span in object_spans(segment) for item in _span_items(span)]
+    return [item for span in object_spans(segment) for item in _span_items(segment, span)]
 
 
-def _span_items(span: Span) -> list[Item]:
+def _span_items(text: str, span: Span) -> list[Item]:
     if span.decoded is not None:
         return _decoded_items(span.decoded)
-    return [Skipped("invalid_json")]
+    return _decoded_items(decode_loose(text[span.start : span.end]))
 
 
 def _decoded_items(decoded: Decoded) -> list[Item]:
@@ -83,42 +106,71 @@ def _decoded_items(decoded: Decoded) -> list[Item]:
     return list(call_items(decoded.value))
 
 
-def extract_json_object(text: str) -> list[Item]:
-    """The whole text is exactly one JSON value (the fast path; tried first)."""
+def whole_json(text: str) -> Decoded | None:
+    """The decoded value when the whole text is exactly one JSON value; None when it is not."""
     stripped = text.strip()
     if stripped[:1] not in ("{", "["):
-        return []
+        return None
     decoded, end = decode_prefix(stripped)
     if decoded.reason == "too_deep":
-        return [Skipped("too_deep")]
+        return decoded
     if decoded.reason is not None or stripped[end:].strip():
+        return None
+    return decoded
+
+
+def only_fence_body(text: str) -> str | None:
+    """The body when the whole text is one triple-backtick fence; None otherwise."""
+    stripped = text.strip()
+    if len(stripped) < 6 or not stripped.startswith("```") or not stripped.endswith("```"):
+        return None
+    if stripped.count("```") != 2:
+        return None
+    return fence_body(stripped[3:-3])
+
+
+def _whole_items(decoded: Decoded | None) -> list[Item]:
+    """Items of a whole-text value, marked ``EXACT`` when it has the requested form."""
+    if decoded is None:
         return []
-    return list(call_items(decoded.value))
+    items = _decoded_items(decoded)
+    return [*items, EXACT] if is_exact_form(decoded.value) else items
 
 
-def _named_call(name: str, rest: str) -> Item:
-    """A call whose name sits in a template header and whose arguments JSON follows it."""
-    body = rest.lstrip()
-    if body.startswith("```"):
-        blocks = fence_blocks(body)
-        body = blocks[0].lstrip() if blocks else ""
-    decoded, _ = decode_prefix(body)
-    if decoded.reason is not None:
-        return Broken("too_deep" if decoded.reason == "too_deep" else "invalid_arguments_json")
-    if not isinstance(decoded.value, dict):
-        return Broken("arguments_not_object")
-    return call_item(name, decoded.value)
+def extract_json_object(text: str, tools: Tools) -> list[Item]:
+    """The whole text is exactly one JSON value (the fast path; tried first)."""
+    return _whole_items(whole_json(text))
+
+
+def extract_json_fence(text: str, tools: Tools) -> list[Item]:
+    """The whole text is one code fence whose body is exactly one JSON value."""
+    body = only_fence_body(text)
+    return _whole_items(None if body is None else whole_json(body))
+
+
+def extract_near_json(text: str, tools: Tools) -> list[Item]:
+    """The whole text is one near-JSON literal: single quotes, trailing commas, ``True``,
+    ``None``, tuples (read through ``ast``, never evaluated)."""
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "[") or stripped[-1:] not in ("}", "]"):
+        return []
+    if looks_like_call(stripped):  # [weather(...)] is for the pythonic extractor
+        return []
+    decoded = decode_loose(stripped)
+    return [] if decoded.reason == "invalid_json" else _decoded_items(decoded)
 
 
 def _mistral_named_items(segment: str) -> list[Item] | None:
     match = _MISTRAL_NAMED.match(segment)
     if match is None:
         return None
-    return [_named_call(match.group(1), segment[match.end() :])]
+    return [named_call(match.group(1), segment[match.end() :])]
 
 
-def extract_tagged(text: str) -> list[Item]:
+def extract_tagged(text: str, tools: Tools) -> list[Item]:
     """Bodies of chat-template tool-call tags, each read like a small text of its own."""
+    if _OPENERS.search(text) is None:
+        return []
     items: list[Item] = []
     for segment in tag_segments(text, _TAGS, _OPENER_SET):
         named = _mistral_named_items(segment)
@@ -127,8 +179,10 @@ def extract_tagged(text: str) -> list[Item]:
     return items
 
 
-def extract_deepseek(text: str) -> list[Item]:
+def extract_deepseek(text: str, tools: Tools) -> list[Item]:
     """DeepSeek's tool-call tokens: the name in the header, the arguments after it."""
+    if _DEEPSEEK_BEGIN not in text:
+        return []
     items: list[Item] = []
     for segment in tag_segments(text, _DEEPSEEK_TAGS, frozenset((_DEEPSEEK_BEGIN,))):
         match = _DEEPSEEK_NAME.match(segment)
@@ -136,21 +190,23 @@ def extract_deepseek(text: str) -> list[Item]:
             items.append(Skipped("no_tool_name"))
         else:
             name = match.group(1) or match.group(2)
-            items.append(_named_call(name, segment[match.end() :]))
+            items.append(named_call(name, segment[match.end() :]))
     return items
 
 
-def extract_harmony(text: str) -> list[Item]:
+def extract_harmony(text: str, tools: Tools) -> list[Item]:
     """gpt-oss harmony messages addressed ``to=functions.NAME``, arguments after ``<|message|>``."""
+    if "to=functions." not in text:
+        return []
     matches = list(_HARMONY_CALL.finditer(text))
     ends = [match.start() for match in matches[1:]] + [len(text)] if matches else []
     return [
-        _named_call(match.group(1), text[match.end() : end])
+        named_call(match.group(1), text[match.end() : end])
         for match, end in zip(matches, ends, strict=True)
     ]
 
 
-def extract_code_fence(text: str) -> list[Item]:
+def extract_code_fence(text: str, tools: Tools) -> list[Item]:
     """Bodies of triple-backtick fences (any or no language tag), in order."""
     items: list[Item] = []
     for block in fence_blocks(text):
@@ -158,17 +214,28 @@ def extract_code_fence(text: str) -> list[Item]:
     return items
 
 
-def extract_prose(text: str) -> list[Item]:
+def extract_prose(text: str, tools: Tools) -> list[Item]:
     """Every balanced top-level ``{...}`` in the text, wherever it sits in the prose."""
     return _segment_items(text)
 
 
 EXTRACTORS: Final[tuple[tuple[str, Extractor], ...]] = (
     ("json_object", extract_json_object),
+    ("json_fence", extract_json_fence),
+    ("near_json", extract_near_json),
+    ("xml_function", extract_xml_function),
+    ("xml_invoke", extract_xml_invoke),
+    ("glm", extract_glm),
+    ("kimi", extract_kimi),
+    ("function_gemma", extract_function_gemma),
     ("tag", extract_tagged),
     ("deepseek", extract_deepseek),
     ("harmony", extract_harmony),
+    ("pythonic", extract_pythonic),
     ("code_fence", extract_code_fence),
     ("prose", extract_prose),
 )
-"""Text extractors in the order they are tried. ``json_object``'s verdict is final."""
+"""Text extractors in the order they are tried. The verdicts of the three whole-text
+extractors (``json_object``, ``json_fence``, ``near_json``) are final when they apply."""
+
+FINAL_EXTRACTORS: Final = frozenset({"json_object", "json_fence", "near_json"})

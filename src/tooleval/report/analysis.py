@@ -39,7 +39,11 @@ def summarize_run(run: RunData, categories: Sequence[str]) -> RunSummary:
     rates: dict[str, Rate] = {}
     answered: dict[str, Rate] = {}
     for name in METRIC_NAMES:
-        k = sum(getattr(i.score, name) for i in scored)
+        values = [getattr(i.score, name) for i in scored]
+        if None in values:  # not recorded: format_ok in files written before it existed
+            rates[name] = answered[name] = rate(0, 0)
+            continue
+        k = sum(values)
         rates[name] = rate(k, run.planned)
         answered[name] = rate(k, len(scored))
     if NOT_COVERED in run.categories:

@@ -22,6 +22,7 @@ from tooleval.report.text import signed as signed
 from tooleval.report.text import with_interval as with_interval
 
 INCOMPLETE_MARK = "⚠ incomplete"
+SIDE_METRICS = ("tool_match", "args_match", "parsed", "format_ok")
 MAX_DIFF_ROWS = 25
 BEHAVIOUR_LABELS = {
     "direct_gold": "direct (gold)",
@@ -51,7 +52,7 @@ def header(report: Report) -> list[str]:
         cols.append("call_match answered-only")
     if report.has_not_covered:
         cols.append("call_match w/o not_covered")
-    cols += ["tool_match", "args_match", "parsed"]
+    cols += ["tool_match", "args_match", "parsed", "format_ok"]
     cols += list(report.categories)
     cols.append("errors")
     return cols
@@ -67,7 +68,7 @@ def row(report: Report, index: int, summary: RunSummary) -> list[str]:
         cells.append("" if run.complete else with_interval(summary.rates_answered["call_match"]))
     if report.has_not_covered:
         cells.append(without_not_covered(summary, with_interval))
-    cells += [pct(summary.rates[m].value) for m in ("tool_match", "args_match", "parsed")]
+    cells += [pct(summary.rates[m].value) for m in SIDE_METRICS]
     for category in report.categories:
         cells.append(pct(summary.rates[f"call_match_{category}"].value))
     cells.append(errors_cell(summary))
@@ -90,7 +91,7 @@ def terminal_header(report: Report) -> list[str]:
         cols.append("answered\nonly")
     if report.has_not_covered:
         cols.append("w/o not\ncovered")
-    cols += ["tool", "args", "parsed"]
+    cols += ["tool", "args", "parsed", "format\nok"]
     cols += [c.replace("_", "\n") for c in report.categories]
     return [*cols, "errors"]
 
@@ -104,7 +105,7 @@ def terminal_row(report: Report, index: int, summary: RunSummary) -> list[str]:
         cells.append("" if run.complete else pct(summary.rates_answered["call_match"].value))
     if report.has_not_covered:
         cells.append(without_not_covered(summary, lambda r: pct(r.value)))
-    cells += [pct(summary.rates[m].value) for m in ("tool_match", "args_match", "parsed")]
+    cells += [pct(summary.rates[m].value) for m in SIDE_METRICS]
     cells += [pct(summary.rates[f"call_match_{c}"].value) for c in report.categories]
     return [*cells, str(run.errors)]
 

@@ -3,8 +3,10 @@ provider -> ``answer(response)``, for every suite with a ``Dialogue`` (InfraNode
 Cesium scenarios, the RL environment).
 
 The first request is the single-call runner's request for the task (the suite's messages and
-the dialogue's tools), so first-call scores equal ``tooleval run``'s for a deterministic model.
-Each answer is read as:
+the dialogue's tools), and every answer is read as ``tooleval run`` reads one: parsed with the
+dialogue's tools offered (they type XML-parameter values and resolve ``functions.NAME``), the
+first scored by the suite's scorer in the run's mode (``format_ok`` included). So first-call
+scores equal ``tooleval run``'s for a deterministic model. Each answer is read as:
 
 - native tool calls -> executed in the suite's environment, one ``tool`` message per call
   (a call without an id gets ``call_<round>_<n>``);
@@ -33,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from tooleval.parsing import parse_native, parse_response, parse_text
+from tooleval.parsing import parse_native, parse_response
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.records import (
     ConversationRecord,
@@ -95,7 +97,8 @@ class Conversation:
         self.suite = suite
         self.config = config
         self.dialogue = dialogue_of(suite)
-        self._base = build_request(task, suite, config, self.dialogue.tools(task))
+        self.tools = self.dialogue.tools(task)
+        self._base = build_request(task, suite, config, self.tools)
         self.messages: list[Message] = list(self._base.messages)
         self.environment = self.dialogue.environment(task)
         self.calls: list[ExecutedCall] = []
@@ -134,16 +137,18 @@ class Conversation:
         self.requests += attempts
         self.latency_s = latency_s
         self.usage.append(response.usage)
-        parsed = model_failure(parse_response(response.text, response.tool_calls), response)
+        parsed = model_failure(
+            parse_response(response.text, response.tool_calls, self.tools), response
+        )
         if self.rounds == 1 and self.suite.scorer is not None:
-            self.first_call = self.suite.scorer(self.task, parsed)
+            self.first_call = self.suite.scorer(self.task, parsed, self.config.mode)
         error = cut_off(parsed, response)
         if error is not None:
             cut = TRUNCATED_REASONING if error is ErrorClass.REASONING_TRUNCATED else TRUNCATED
             self._end("provider_error", error.value, cut)
             return
         try:
-            self._play(response)
+            self._play(response, parsed)
         except EnvironmentUnavailable as exc:
             self._end("provider_error", ErrorClass.CONNECTION.value, str(exc))
             return
@@ -168,13 +173,13 @@ class Conversation:
         self.error_class = error_class
         self.error_message = message
 
-    def _play(self, response: GenerationResponse) -> None:
+    def _play(self, response: GenerationResponse, parsed: ParseResult) -> None:
         if response.tool_calls:
             self._native_round(response)
         elif stop_of(response) == "malformed_call":
             self._unreadable_round(response, "malformed_call")
         elif self.dialogue.text_calls:
-            self._text_round(response, parse_text(response.text))
+            self._text_round(response, parsed)  # no native calls: ``parsed`` read the text
         else:
             self._final(response)
 
@@ -196,7 +201,7 @@ class Conversation:
         calls = with_call_ids(response.tool_calls, self.rounds)
         self.messages.append(assistant_turn(response, calls))
         for index, call in enumerate(calls):
-            parsed = parse_native([call])
+            parsed = parse_native([call], self.tools)
             if index >= self.dialogue.max_calls_per_round:
                 result = self._refuse(call.name, call.call_id, "too_many_calls", "")
             elif parsed.first is None:

@@ -83,9 +83,15 @@ def record_from_response(
     latency_s: float,
     attempts: int = 1,
     suite: Suite[Any] | None = None,
+    mode: Mode = "prompt",
 ) -> ItemRecord:
-    """Parse and score an answer; an answer our budget cut off is an error, not a miss."""
-    parsed = model_failure(parse_response(response.text, response.tool_calls), response)
+    """Parse and score an answer; an answer our budget cut off is an error, not a miss.
+
+    The suite's tools (the ones its prompt offers) type the values of XML-parameter dialects
+    and resolve namespaced tool names; ``mode`` (the run's) decides ``format_ok``.
+    """
+    tools = suite.tools if suite is not None else ()
+    parsed = model_failure(parse_response(response.text, response.tool_calls, tools), response)
     base = ItemRecord(
         task_id=task.id,
         category=task.category,
@@ -103,7 +109,7 @@ def record_from_response(
         message = TRUNCATED_REASONING if error is ErrorClass.REASONING_TRUNCATED else TRUNCATED
         return replace(base, error_class=error.value, error_message=message)
     scorer = suite.scorer if suite is not None and suite.scorer is not None else score_parse
-    return replace(base, score=scorer(task, parsed))
+    return replace(base, score=scorer(task, parsed, mode))
 
 
 def record_from_error(
@@ -128,6 +134,7 @@ class ItemSession:
         self.task = task
         self.repeat = repeat
         self.suite = suite
+        self.mode: Mode = config.mode
         self._request = build_request(task, suite, config)
         self.record: ItemRecord | None = None
 
@@ -144,7 +151,7 @@ class ItemSession:
 
     def answer(self, response: GenerationResponse, attempts: int, latency_s: float) -> None:
         self.record = record_from_response(
-            self.task, self.repeat, response, latency_s, attempts, self.suite
+            self.task, self.repeat, response, latency_s, attempts, self.suite, self.mode
         )
 
     def error(self, error: ProviderError, latency_s: float) -> None:

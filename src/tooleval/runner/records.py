@@ -138,12 +138,13 @@ def parse_result_to_json(result: ParseResult) -> dict[str, Any]:
         "calls": [c.to_json() for c in result.calls],
         "reason": result.reason,
         "extractor": result.extractor,
+        "exact": result.exact,
     }
 
 
 def parse_result_from_json(data: dict[str, Any]) -> ParseResult:
     calls = tuple(ToolCall(c["name"], c["arguments"]) for c in data.get("calls", []))
-    return ParseResult(calls, data.get("reason"), data.get("extractor"))
+    return ParseResult(calls, data.get("reason"), data.get("extractor"), bool(data.get("exact")))
 
 
 def item_from_json(data: dict[str, Any]) -> ItemRecord:

@@ -32,7 +32,7 @@ from tooleval.suites.base import Suite, SuiteTask
 RESULTS_FORMAT = "tooleval-results/2"
 SINGLE_CALL = "single_call"
 MULTI_TURN = "multi_turn"
-MISS = ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0)
+MISS = ItemScore(parsed=0, tool_match=0, args_match=0, call_match=0, format_ok=0)
 Key = tuple[str, int]
 
 

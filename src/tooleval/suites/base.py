@@ -3,8 +3,9 @@
 A ``Suite`` is a named, versioned set of tasks and tools with
 
 - its message builder, ``messages(task, mode)``: the suite's own prompt;
-- its single-call scorer (optional): ``scorer(task, parsed) -> ItemScore``, plus ``exec_match``
-  where the suite can execute calls (``tooleval run``);
+- its single-call scorer (optional): ``scorer(task, parsed, mode) -> ItemScore`` (``mode``: the
+  run's, for ``format_ok``), plus ``exec_match`` where the suite can execute calls
+  (``tooleval run``); the runner parses answers with the suite's tools offered;
 - its multi-turn rules (optional), a ``Dialogue``: the tools offered per task, a fresh
   ``Environment`` per conversation (``execute(name, arguments) -> ToolResult``), how a result
   is shown to the model, and the conversation scorer and metrics (``tooleval episodes``,
@@ -138,7 +139,7 @@ class Dialogue(Protocol[T_contra]):
 
 
 MessageBuilder = Callable[[Any, Mode], tuple[Message, ...]]
-Scorer = Callable[[Any, ParseResult], ItemScore]
+Scorer = Callable[[Any, ParseResult, Mode], ItemScore]
 ExecMatch = Callable[[Any, ToolCall | None], int]
 
 

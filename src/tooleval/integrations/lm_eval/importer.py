@@ -27,7 +27,7 @@ from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.runner.results import build_results
 from tooleval.scoring import score_parse
 from tooleval.suites import Suite
-from tooleval.suites.infranode import load_suite
+from tooleval.suites.infranode import load_suite, load_tools
 
 RESULTS_PREFIX = "results_"
 TRUNCATED_MESSAGE = (
@@ -147,7 +147,7 @@ def item_from_sample(task: Task, text: str) -> ItemRecord:
     ``reasoning_truncated`` (as ``tooleval run`` does): a miss in ``metrics``, as in lm-eval,
     but left out of ``metrics_answered``.
     """
-    parsed = parse_text(text)
+    parsed = parse_text(text, load_tools())
     if parsed.reason == "reasoning_unterminated":
         return ItemRecord(
             task.id,
@@ -158,7 +158,7 @@ def item_from_sample(task: Task, text: str) -> ItemRecord:
             error_class=ErrorClass.REASONING_TRUNCATED.value,
             error_message=TRUNCATED_MESSAGE,
         )
-    score = score_parse(task, parsed)
+    score = score_parse(task, parsed, "prompt")
     return ItemRecord(task.id, task.category, 0, raw_output=text, parsed=parsed, score=score)
 
 

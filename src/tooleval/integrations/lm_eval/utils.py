@@ -1,9 +1,11 @@
 """Hooks that lm-eval calls for the ``infranode_tools_de`` task (``!function utils.…``).
 
 lm-eval imports this file by its path, so it uses absolute imports only. The prompt comes from
-``tooleval.suites.infranode.prompting.build_messages`` (the runner's prompt mode), the score from
-``tooleval.parsing.parse_text`` and ``tooleval.scoring.score_parse``: a model scored here and
-by ``tooleval run`` is scored by the same code.
+``tooleval.suites.infranode.prompting.build_messages`` (the runner's prompt mode), the score
+from ``tooleval.parsing.parse_text`` (with the suite's tools offered) and
+``tooleval.scoring.score_parse`` in prompt mode: a model scored here and by ``tooleval run`` is
+scored by the same code, ``format_ok`` (the answer was exactly the requested JSON object)
+included.
 
 Per-category metrics: ``process_results`` returns every ``call_match_<category>`` key for every
 document, with ``None`` for documents of other categories, and :func:`category_mean` averages
@@ -79,8 +81,9 @@ def task_of(doc: dict[str, Any]) -> Task:
 
 
 def score_output(task: Task, text: str) -> ItemScore:
-    """tooleval's score for one generated text (parse, then score the first call)."""
-    return score_parse(task, parse_text(text))
+    """tooleval's score for one generated text: parsed with the suite's tools offered (as the
+    system prompt offers them), scored in prompt mode."""
+    return score_parse(task, parse_text(text, load_tools()), "prompt")
 
 
 def metrics_for(category: str, score: ItemScore) -> dict[str, int | None]:

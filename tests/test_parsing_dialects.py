@@ -1,0 +1,212 @@
+"""The dialect extractors beyond their fixtures: exactness, schema typing, names, safety."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from tooleval.parsing import MAX_DEPTH, parse_native, parse_response, parse_text
+from tooleval.parsing._schema import canonical_name, coerce_value
+from tooleval.records import NativeToolCall, ToolCall, ToolSpec
+from tooleval.suites.infranode import load_tools
+
+TOOLS = load_tools()
+CALL = '{"name": "weather", "arguments": {"slug": "bonn"}}'
+QWEN_STATIONS = (
+    "<tool_call>\n<function=stations>\n<parameter=slug>\nbonn\n</parameter>\n"
+    "<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CALL,
+        f"  \n{CALL}\n",
+        f"```json\n{CALL}\n```",
+        f"```\n{CALL}\n```",
+        f"<think>Welche Stadt? Bonn.</think>\n{CALL}",
+    ],
+)
+def test_the_requested_form_is_exact(text: str) -> None:
+    result = parse_text(text, TOOLS)
+    assert result.first == ToolCall("weather", {"slug": "bonn"})
+    assert result.exact
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Gerne: {CALL}",
+        f"{CALL}\nIch hoffe, das hilft.",
+        f"Hier:\n```json\n{CALL}\n```",
+        f"[{CALL}]",
+        f"<tool_call>{CALL}</tool_call>",
+        '{"name": "weather", "parameters": {"slug": "bonn"}}',
+        '{"name": "weather", "arguments": {"slug": "bonn"}, "id": "call_1"}',
+        '{"name": "weather", "arguments": "{\\"slug\\": \\"bonn\\"}"}',
+        '{"tool_calls": [{"name": "weather", "arguments": {"slug": "bonn"}}]}',
+        "{'name': 'weather', 'arguments': {'slug': 'bonn'}}",
+        '{"name": "functions.weather", "arguments": {"slug": "bonn"}}',
+        f"{CALL}\n{CALL}",
+        'weather(slug="bonn")',
+    ],
+)
+def test_anything_else_that_parses_is_not_exact(text: str) -> None:
+    result = parse_text(text, TOOLS)
+    assert result.first is not None and result.first.name == "weather"
+    assert not result.exact
+
+
+def test_failures_are_never_exact() -> None:
+    assert not parse_text("Das weiß ich nicht.", TOOLS).exact
+    assert not parse_text('{"slug": "bonn"}', TOOLS).exact
+
+
+def test_native_exactness_needs_every_call_usable_and_named_as_offered() -> None:
+    good = (NativeToolCall("weather", '{"slug": "bonn"}'),)
+    broken_second = (*good, NativeToolCall("weather", "{"))
+    renamed = (NativeToolCall("functions.weather", '{"slug": "bonn"}'),)
+    assert parse_native(good, TOOLS).exact
+    assert not parse_native(broken_second, TOOLS).exact
+    result = parse_native(renamed, TOOLS)
+    assert result.first == ToolCall("weather", {"slug": "bonn"}) and not result.exact
+
+
+def test_native_arguments_stay_strict_json() -> None:
+    result = parse_native((NativeToolCall("weather", "{'slug': 'bonn'}"),), TOOLS)
+    assert result.reason == "invalid_arguments_json"
+
+
+def test_xml_values_are_typed_only_when_the_tools_are_known() -> None:
+    typed = parse_text(QWEN_STATIONS, TOOLS)
+    untyped = parse_text(QWEN_STATIONS)
+    assert typed.first == ToolCall("stations", {"slug": "bonn", "limit": 5})
+    assert untyped.first == ToolCall("stations", {"slug": "bonn", "limit": "5"})
+
+
+def test_parse_response_passes_the_tools_on() -> None:
+    assert parse_response(QWEN_STATIONS, (), TOOLS).first == ToolCall(
+        "stations", {"slug": "bonn", "limit": 5}
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "schema", "expected"),
+    [
+        ("5", {"type": "integer"}, 5),
+        (" -12 ", {"type": "integer"}, -12),
+        ("5.0", {"type": "integer"}, "5.0"),
+        ("fünf", {"type": "integer"}, "fünf"),
+        ("2.5", {"type": "number"}, 2.5),
+        ("3", {"type": "number"}, 3),
+        ("1e309", {"type": "number"}, "1e309"),
+        ("True", {"type": "boolean"}, True),
+        ("false", {"type": "boolean"}, False),
+        ("ja", {"type": "boolean"}, "ja"),
+        ("null", {"type": ["integer", "null"]}, None),
+        ("7", {"type": ["integer", "null"]}, 7),
+        ("7", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, 7),
+        ('["a", "b"]', {"type": "array"}, ["a", "b"]),
+        ("['a', 'b',]", {"type": "array"}, ["a", "b"]),
+        ('{"a": 1}', {"type": "array"}, '{"a": 1}'),
+        ('{"a": 1}', {"type": "object"}, {"a": 1}),
+        ("5", {"type": "string"}, "5"),
+        ("5", {"type": ["string", "integer"]}, "5"),
+        ("5", {"enum": ["5", "6"]}, "5"),
+        ("5", None, "5"),
+    ],
+)
+def test_coerce_value_follows_the_schema(text: str, schema: Any, expected: Any) -> None:
+    got = coerce_value(text, schema)
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("functions.weather", "weather"),
+        ("tools.weather", "weather"),
+        ("default_api.weather", "weather"),
+        ("weather", "weather"),
+        ("functions.nope", "functions.nope"),
+        ("api.weather", "api.weather"),
+    ],
+)
+def test_namespace_is_stripped_only_for_offered_tools(name: str, expected: str) -> None:
+    assert canonical_name(name, TOOLS) == expected
+
+
+def test_a_tool_really_named_with_a_namespace_keeps_its_name() -> None:
+    tools = (
+        *TOOLS,
+        ToolSpec("functions.weather", "", {"type": "object", "properties": {}}),
+    )
+    assert canonical_name("functions.weather", tools) == "functions.weather"
+    assert canonical_name("functions.weather", ()) == "functions.weather"
+
+
+def test_pythonic_arguments_are_never_evaluated() -> None:
+    text = '[weather(slug=__import__("os").getcwd())]'
+    assert parse_text(text, TOOLS).reason == "invalid_arguments_json"
+    assert parse_text("[weather(slug=exit())]", TOOLS).reason == "invalid_arguments_json"
+
+
+def test_unknown_escapes_in_python_strings_are_kept_without_warnings() -> None:
+    result = parse_text('weather(slug="C:\\daten\\stadt")', TOOLS)
+    assert result.first == ToolCall("weather", {"slug": "C:\\daten\\stadt"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[weather(slug=1if 1 else 2)]", "weather(slug=1or 2)", "{'name': 'a', 'x': 0x1for}"],
+)
+def test_text_that_makes_pythons_parser_warn_is_refused_silently(text: str) -> None:
+    """Under the default filters (a run) as under "error" (the tests): same result, no
+    output. A number run into a keyword is never a literal, so nothing is lost."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = parse_text(text, TOOLS)
+    assert caught == [] and not result.ok
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "weather(slug=" + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + ")",
+        "{'name': 'a', 'arguments': {'x': " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "}}",
+        "<start_function_call>call:a{x:" + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "}",
+    ],
+    ids=["pythonic", "near_json", "function_gemma"],
+)
+def test_deep_nesting_in_new_dialects_is_too_deep(text: str) -> None:
+    assert parse_text(text).reason == "too_deep"
+
+
+def test_long_attribute_chain_is_not_a_tool_name() -> None:
+    text = "a" + ".b" * 5000 + '(slug="bonn")'
+    result = parse_text(text)
+    assert not result.ok and result.reason != "internal_error"
+
+
+def test_seed_reasoning_block_is_removed() -> None:
+    text = "<seed:think>Vielleicht {weather}?</seed:think>" + CALL
+    result = parse_text(text, TOOLS)
+    assert result.extractor == "json_object" and result.exact
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nutze <function=weather> für das Wetter.",
+        'Schreibe <invoke name="weather"> und dann den slug.',
+        "Ich würde weather(slug) oder air_quality(slug) nehmen.",
+        "Das Format ist call:weather{slug:<escape>bonn<escape>}.",
+        "Kimi schreibt functions.weather:0 vor die Argumente.",
+        "GLM nutzt <arg_key>slug</arg_key><arg_value>bonn</arg_value>.",
+    ],
+)
+def test_prose_mentions_are_not_calls(text: str) -> None:
+    assert not parse_text(text, TOOLS).ok
