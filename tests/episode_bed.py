@@ -310,7 +310,7 @@ def two_step_wrong_calls(
     wrong_station = execute([task.gold, ToolCall(board, {"eva": other})], transport)
     wrong_board = execute([task.gold, ToolCall(reverse, {"eva": target})], transport)
     invented = execute([task.gold, ToolCall(board, {"eva": "8099999"})], transport)
-    early = execute([ToolCall(board, {"eva": target}), task.gold], transport)
+    early = execute([ToolCall(board, {"eva": other}), task.gold], transport)
     return [
         Scripted("wrong_station", tuple(wrong_station), answer, "wrong_station"),
         Scripted("wrong_board", tuple(wrong_board), answer, "wrong_board"),

@@ -4,6 +4,7 @@ with the scripted fake backend."""
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,10 @@ def run(
     provider = make_fake(*replies)
     config = RunConfig(backend="fake", mode=mode, max_rounds=rounds, concurrency=1)
     records: list[ConversationRecord] = []
-    config = RunConfig(**{**config.__dict__, "task_ids": (task_id,)})
-    run_conversations(config, provider, suite=SUITE, on_record=records.append, extra=None)
+    with tempfile.TemporaryDirectory() as tmp:  # never the working directory's results/
+        output = Path(tmp) / "e.json"
+        config = RunConfig(**{**config.__dict__, "task_ids": (task_id,), "output": output})
+        run_conversations(config, provider, suite=SUITE, on_record=records.append, extra=None)
     return records[0], provider
 
 
@@ -131,7 +134,7 @@ def test_first_request_is_the_single_call_request() -> None:
     ("replies", "outcome"),
     [
         (
-            [call("station_board_departures", eva=TARGET), call("stations", slug=SLUG)],
+            [call("station_board_departures", eva=ON_BOARD), call("stations", slug=SLUG)],
             "wrong_order",
         ),
         (
@@ -151,6 +154,18 @@ def test_first_request_is_the_single_call_request() -> None:
 def test_two_step_failures(replies: list[dict[str, Any]], outcome: str) -> None:
     record, _ = run(TWO_STEP, [*replies, {"text": "Fertig."}])
     assert score(record).outcome == outcome
+    assert score(record).success == 0
+
+
+def test_the_asked_board_for_the_target_eva_needs_no_list() -> None:
+    """Single-call scoring accepts the stated board called directly with the target's EVA
+    number; an episode that does the same and answers from that board succeeds too."""
+    replies = [call("station_board_departures", eva=TARGET), {"text": first_departure(TARGET)}]
+    record, _ = run(TWO_STEP, replies)
+    assert record.first_call is not None and record.first_call.call_match == 1
+    assert (score(record).outcome, score(record).success) == ("success", 1)
+    other_board = [call("station_board_arrivals", eva=TARGET), {"text": "."}]
+    record, _ = run(TWO_STEP, other_board)
     assert score(record).success == 0
 
 

@@ -3,14 +3,15 @@
 - every category: the episode needs a call that the API answers as it answers the gold call
   (``same_answer``; for not_covered that includes the asked city and data type), then a final
   answer that passes the grounding check (``grounding``) against what the model was shown;
-- ``two_step``: the board the item asks for (``target_station.board``: departures or
-  arrivals) must be asked for the target station — any EVA number of the target's entry in a
-  fetched station list (a station with several EVA numbers has one board) — after a station
-  list was fetched. An earlier board of another station or direction that the model then
-  corrects is a wasted call, not a failure. Otherwise ``wrong_order`` (no list before the
-  board), ``hallucinated_eva`` (an EVA in no fetched list), ``wrong_station`` (another
-  station of the list), ``wrong_board`` (the target's other board: arrivals for a question
-  about departures or the reverse), or ``incomplete`` (the list but no board);
+- ``two_step``: the board the item asks for (``target_station.board``: departures or arrivals)
+  must be asked for the target station — any EVA number of the target's entry in a fetched
+  station list (a station with several EVA numbers has one board) — after a station list was
+  fetched, or directly for the target's own EVA number (a model that knows it gets exactly what
+  was asked, as in single-call scoring). An earlier board of another station or direction that
+  the model then corrects is a wasted call, not a failure. Otherwise ``wrong_order`` (no list
+  before the board), ``hallucinated_eva`` (an EVA in no fetched list), ``wrong_station``
+  (another station of the list), ``wrong_board`` (the target's other board: arrivals for a
+  question about departures or the reverse), or ``incomplete`` (the list but no board);
 - ``not_covered``: the answer must report the gap for the asked city and data type
   (``gaps``) and claim nothing the results do not hold (else ``invented_data``);
 - ``compare_multi``: one ``compare`` call, not one call per city (``per_city_calls``), and a
@@ -57,7 +58,7 @@ def fetched_evas(calls: Sequence[ExecutedCall]) -> set[str]:
 
 def target_evas(task: Task, calls: Sequence[ExecutedCall]) -> set[str]:
     """The target's EVA number and every other EVA of its entry in a fetched list."""
-    target = str((task.provenance.get("target_station") or {}).get("eva", ""))
+    target = _primary_eva(task)
     evas = {target}
     for call in calls:
         for station in _stations(call):
@@ -83,6 +84,15 @@ def _board_eva(call: ExecutedCall) -> str:
     return str(call.arguments.get("eva", "")).strip()
 
 
+def _primary_eva(task: Task) -> str:
+    return str((task.provenance.get("target_station") or {}).get("eva", ""))
+
+
+def _direct_board(task: Task, call: ExecutedCall) -> bool:
+    """The asked board called with the target's own EVA number: right without a list."""
+    return call.name == asked_board(task) and _board_eva(call) == _primary_eva(task)
+
+
 def _asked_board_of_target(task: Task, call: ExecutedCall, targets: set[str]) -> bool:
     return call.name == asked_board(task) and _board_eva(call) in targets
 
@@ -100,6 +110,8 @@ def two_step_outcome(task: Task, calls: Sequence[ExecutedCall]) -> str | None:
         (i for i in boards if _asked_board_of_target(task, calls[i], targets)),
         next((i for i in boards if _board_eva(calls[i]) in targets), boards[0]),
     )
+    if _direct_board(task, calls[index]):
+        return None
     before = calls[:index]
     if not any(c.name == "stations" and c.valid for c in before):
         return "wrong_order"
