@@ -37,6 +37,18 @@ MINI_TOOLS = (
 MINI_CITIES = ("berlin", "koeln", "bonn", "kiel", "ulm", "jena")
 
 
+@pytest.fixture(autouse=True)
+def secrets_of_this_test() -> Iterator[None]:
+    """Each test starts from the keys known before it: a sentinel key one test read (say
+    ``sk-SENTINEL-conversations``) would otherwise stay known for the rest of the session and
+    mask words of later tests' output that share its first or last characters."""
+    from tooleval import redaction
+
+    before = redaction.snapshot()
+    yield
+    redaction.restore(before)
+
+
 def make_fake(
     *replies: FakeReply | Mapping[str, Any],
     batch: bool = False,

@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tooleval"
 
 # Lowest first. A module may import from its own layer and the layers below it.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"records", "fileio"}),
+    frozenset({"records", "fileio", "redaction"}),
     frozenset({"parsing", "scoring", "metrics", "tasks", "namefold", "local", "schema_compat"}),
     frozenset({"providers"}),
     frozenset({"suites"}),

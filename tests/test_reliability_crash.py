@@ -91,13 +91,14 @@ def check_files_after_kill(folder: Path) -> None:
             lines = path.read_text().split("\n")
             for line in lines[:-1]:
                 json.loads(line)
-        else:
-            assert path.name.endswith(".tmp"), f"unexpected file {path.name}"
+        else:  # a write cut short, or the lock of the killed run (released by the kill)
+            assert path.name.endswith((".tmp", ".lock")), f"unexpected file {path.name}"
 
 
 def check_final(out: Path, expected: dict[str, Any]) -> None:
     """The finished run equals the uninterrupted one; no stray, duplicated or lost record."""
     assert [p.name for p in out.parent.glob("*.tmp")] == []
+    assert [p.name for p in out.parent.glob(".*.lock")] == []  # the last run removed it
     document = json.loads(out.read_text())
     assert comparable(document) == expected
     keys = [(i["task_id"], i["repeat"]) for i in document["items"]]

@@ -48,8 +48,8 @@ def test_complete_run_writes_results_and_journal(tmp_path: Path) -> None:
     assert doc["metrics"] == doc["metrics_answered"]
     written = json.loads((tmp_path / "m.json").read_text())
     assert [i["task_id"] for i in written["items"]] == [f"t-{i}" for i in range(6)]
-    header, records = read_journal(journal_path(tmp_path / "m.json"))
-    assert header["suite"] == "mini" and len(records) == 6
+    journal = read_journal(journal_path(tmp_path / "m.json"))
+    assert journal.header["suite"] == "mini" and len(journal.records) == 6
 
 
 def test_provider_errors_are_counted_not_scored(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The one module that reads and writes tooleval's files: JSON, JSONL and atomic replacement.
 
 - ``dumps`` is the one JSON encoder: readable UTF-8 (non-ASCII kept), strict (``NaN`` and
-  ``Infinity`` refused), and safe for lone surrogates in model output (kept as ``\\uXXXX``
-  escapes, which read back to the same string).
+  ``Infinity`` refused), safe for lone surrogates in model output (kept as ``\\uXXXX``
+  escapes, which read back to the same string), and it masks known secrets in every string
+  (``tooleval.redaction``), as ``write_text_atomic`` does for text.
 - ``write_text_atomic`` / ``write_bytes_atomic`` / ``write_json_atomic`` replace a file in one
   step: a uniquely named temporary file in the same folder, fsynced, then ``os.replace``. A
   reader sees the old file or the new one, never half of one; a failure keeps the old file.
@@ -22,6 +23,8 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from tooleval.redaction import known, mentions_secret, redact, redact_json
 
 __all__ = [
     "JsonFileError",
@@ -50,8 +53,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
-    """``obj`` as strict JSON text; ValueError for NaN/Infinity, TypeError for non-JSON values."""
+    """``obj`` as strict JSON text; ValueError for NaN/Infinity, TypeError for non-JSON values.
+    Known secrets in any string are masked (``tooleval.redaction``)."""
     text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent)
+    secrets = known()
+    if secrets and mentions_secret(text, secrets):
+        redacted = redact_json(obj, secrets)
+        text = json.dumps(redacted, ensure_ascii=False, allow_nan=False, indent=indent)
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -186,7 +194,9 @@ def write_bytes_atomic(path: StrPath, data: bytes) -> None:
 
 
 def write_text_atomic(path: StrPath, text: str) -> None:
-    """``write_bytes_atomic`` for UTF-8 text."""
+    """``write_bytes_atomic`` for UTF-8 text, with known secrets masked."""
+    if mentions_secret(text):
+        text = redact(text)
     write_bytes_atomic(path, text.encode("utf-8"))
 
 

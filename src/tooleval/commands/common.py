@@ -24,14 +24,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 from urllib.parse import urlsplit
 
 from tooleval.providers.base import Provider
 from tooleval.providers.presets import OPENAI_COMPATIBLE, PRESETS
 from tooleval.providers.reasoning import parse_reasoning
 from tooleval.providers.registry import BACKENDS, LOCAL_MODEL, build_provider
-from tooleval.runner.records import RunConfig
+from tooleval.redaction import redact, remember_url
+from tooleval.runner.records import INT_RANGES, RunConfig, out_of_range
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -63,9 +64,58 @@ GUIDE_MODEL_ENV = "MODEL_EVAL_MODEL"
 # --- errors ---------------------------------------------------------------------------------
 
 
+# C0 and C1 controls (ESC starts terminal escape sequences) and the bidirectional overrides
+# that reorder what a terminal shows.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: object) -> str:
+    """``value`` as text safe for a terminal: known secrets masked, control characters and
+    bidirectional overrides dropped (a server's error text may carry escape sequences)."""
+    return _CONTROLS.sub("", redact(str(value)))
+
+
+def shown(value: object) -> str:
+    """``printable`` text to put inside rich markup (brackets escaped, so ``[/x]`` in a path,
+    model name or server message is shown, not parsed)."""
+    from rich.markup import escape
+
+    return escape(printable(value))
+
+
+# Everything a terminal would act on except rich's own colours (SGR: ESC [ ... m).
+_UNSAFE = re.compile(
+    "\x1b(?!\\[[0-9;]*m)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+class SafeStream:
+    """A text stream for the rich consoles that print data (tables of model names, metrics):
+    known secrets masked and every control sequence dropped except colours, whatever a
+    results file or a server put into a string."""
+
+    def __init__(self, sink: TextIO) -> None:
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        return self._sink.write(_UNSAFE.sub("", redact(text)))
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, ...
+        return getattr(self._sink, name)
+
+
+def data_console(**options: Any) -> Any:
+    """A rich Console on stdout for data: no markup parsing, no highlighting, ``SafeStream``."""
+    from rich.console import Console
+
+    stream: Any = SafeStream(sys.stdout)
+    return Console(file=stream, highlight=False, markup=False, **options)
+
+
 def fail(command: str, message: object, code: int = EXIT_BAD_INPUT) -> int:
-    """Print ``tooleval COMMAND: message`` on stderr (one line) and return ``code``."""
-    text = " ".join(str(message).split())
+    """Print ``tooleval COMMAND: message`` on stderr (one line, ``printable``) and return
+    ``code``."""
+    text = " ".join(printable(message).split())
     print(f"{' '.join(('tooleval', command)).strip()}: {text}", file=sys.stderr)
     return code
 
@@ -76,8 +126,8 @@ def bad_input(command: str, message: object) -> NoReturn:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``tooleval run: argument --rpm: must be > 0, got '0'``
-    on stderr and exit code 2 (no usage dump; ``--help`` has it)."""
+    """argparse with one-line errors (``tooleval run: argument --limit: must be at least 1,
+    got '0'``) on stderr and exit code 2 (no usage dump; ``--help`` has it)."""
 
     def error(self, message: str) -> NoReturn:
         bad_input(self.prog.removeprefix("tooleval").strip(), message)
@@ -143,6 +193,23 @@ def positive_float(text: str) -> float:
     return value
 
 
+def setting(name: str, hint: str = "") -> Any:
+    """The flag type of the numeric run setting ``name``: the range ``RunConfig`` allows
+    (``runner.records``), so the command line and the library refuse the same values."""
+    kind: type[int] | type[float] = int if name in INT_RANGES else float
+
+    def check(text: str) -> int | float:
+        value = _number(text, kind)
+        problem = out_of_range(name, value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"{problem}{hint}, got {text!r}")
+        result: int | float = value
+        return result
+
+    check.__name__ = name
+    return check
+
+
 def port_number(text: str) -> int:
     """A TCP port, 0 (any free port) to 65535."""
     value: int = _number(text, int)
@@ -151,8 +218,19 @@ def port_number(text: str) -> int:
     return value
 
 
+def host_name(text: str) -> str:
+    """A host name or address as a URL or a socket can use it (labels of 1-63 characters)."""
+    try:
+        encoded = text.encode("idna") if text else b""
+    except UnicodeError:
+        encoded = b""
+    if not encoded or len(encoded) > 253 or any(c in text for c in "/?#@ \\"):
+        raise argparse.ArgumentTypeError(f"is not a valid host name, got {text!r}")
+    return text
+
+
 def url(text: str) -> str:
-    """An http(s) URL with a host (and a valid port, if any)."""
+    """An http(s) URL with a valid host (and a valid port, if any), no spaces or controls."""
     try:
         parts = urlsplit(text)
         port_ok = parts.port is None or parts.port > 0
@@ -160,7 +238,21 @@ def url(text: str) -> str:
         raise argparse.ArgumentTypeError(f"is not a valid URL ({exc}): {text!r}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
         raise argparse.ArgumentTypeError(f"must be an http(s) URL with a host, got {text!r}")
+    if _CONTROLS.search(text) or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"must not hold spaces or control characters: {text!r}")
+    try:
+        host_name(parts.hostname.strip("[]"))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"has an invalid host name: {text!r}") from None
     return text
+
+
+def output_file(text: str) -> Path:
+    """A file path to write (not empty, not ending in a separator)."""
+    path = Path(text)
+    if not text.strip() or text.endswith(("/", "\\")) or path.name in ("", ".", ".."):
+        raise argparse.ArgumentTypeError(f"must name a file, got {text!r}")
+    return path
 
 
 def reasoning(text: str) -> str:
@@ -193,19 +285,34 @@ def id_list(text: str) -> tuple[str, ...]:
 
 
 class DeprecatedAlias(argparse.Action):
-    """An old flag kept as an alias: converts its value into the new flag's and says so."""
+    """An old flag kept as an alias: converts its value into the new flag's (``setting``, in
+    the range RunConfig allows) and says so. With ``inverse`` (a delay becoming a rate), 0
+    means no limit."""
 
-    def __init__(self, *args: Any, new: str, scale: float, inverse: bool = False, **kw: Any):
+    def __init__(
+        self, *args: Any, new: str, setting: str, scale: float, inverse: bool = False, **kw: Any
+    ) -> None:
         super().__init__(*args, **kw)
-        self.new, self.scale, self.inverse = new, scale, inverse
+        self.new, self.setting, self.scale, self.inverse = new, setting, scale, inverse
+
+    def converted(self, text: str) -> float | None:
+        try:
+            number = non_negative_float(text)
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        if number == 0 and self.inverse:
+            return None
+        value = self.scale / number if self.inverse and number else number * self.scale
+        problem = out_of_range(self.setting, value) if number else "must be > 0"
+        if problem is not None:
+            raise argparse.ArgumentError(self, f"gives --{self.new} {value:g}, which {problem}")
+        return value
 
     def __call__(
         self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
         option_string: str | None = None,
     ) -> None:  # fmt: skip
-        number = float(values)
-        converted = (self.scale / number) if self.inverse else number * self.scale
-        setattr(namespace, self.dest, converted if number > 0 else None)
+        setattr(namespace, self.dest, self.converted(str(values)))
         print(
             f"tooleval: {option_string} is deprecated; use --{self.new.replace('_', '-')}",
             file=sys.stderr,
@@ -239,7 +346,10 @@ def provider_flags() -> argparse.ArgumentParser:
     g.add_argument("--api-key-env", default=None, metavar="VAR", help="variable holding the key")
     g.add_argument("--mode", choices=("prompt", "native"), default="prompt")
     g.add_argument("--script", type=Path, default=None, help="fake backend: replies JSONL")
-    g.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per request")
+    g.add_argument(
+        "--timeout", type=setting("timeout_s"), default=60.0,
+        help="seconds for a whole request (at most 86400)",
+    )  # fmt: skip
     return p
 
 
@@ -247,28 +357,34 @@ def run_flags() -> argparse.ArgumentParser:
     """How the requests go and what is planned: the same flags in every command that runs."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("requests")
-    g.add_argument("--concurrency", type=positive_int, default=4, metavar="N")
-    g.add_argument("--rpm", type=positive_float, default=None, help="max requests per minute")
-    g.add_argument("--max-retries", type=non_negative_int, default=4, metavar="N")
     g.add_argument(
-        "--max-requests", type=positive_int, default=None, metavar="N",
+        "--concurrency", type=setting("concurrency"), default=4, metavar="N",
+        help="requests in flight (1-1024)",
+    )  # fmt: skip
+    g.add_argument(
+        "--rpm", type=setting("rpm", " (leave --rpm out for no limit)"), default=None,
+        help="max requests per minute",
+    )  # fmt: skip
+    g.add_argument("--max-retries", type=setting("max_retries"), default=4, metavar="N")
+    g.add_argument(
+        "--max-requests", type=setting("max_requests"), default=None, metavar="N",
         help="send at most N requests, retries included, then stop",
     )  # fmt: skip
     g.add_argument(
-        "--stop-after-errors", type=positive_int, default=None, metavar="N",
+        "--stop-after-errors", type=setting("stop_after_errors"), default=None, metavar="N",
         help="stop after N items failed with provider errors",
     )  # fmt: skip
-    g.add_argument("--max-tokens", type=positive_int, default=160, metavar="N")
+    g.add_argument("--max-tokens", type=setting("max_tokens"), default=160, metavar="N")
     g.add_argument(
-        "--temperature", type=non_negative_float, default=None,
+        "--temperature", type=setting("temperature"), default=None,
         help="sampling temperature (default: 0 where the model family takes any value, else "
         "its own default; a value its API rejects is refused before any request)",
     )  # fmt: skip
     g.add_argument(
-        "--top-p", type=unit_interval, default=None, metavar="P",
+        "--top-p", type=setting("top_p"), default=None, metavar="P",
         help="nucleus sampling (default: not sent)",
     )  # fmt: skip
-    g.add_argument("--seed", type=int, default=None)
+    g.add_argument("--seed", type=setting("seed"), default=None)
     g.add_argument(
         "--reasoning", type=reasoning, default=None,
         help="off|low|medium|high|N (tokens): mapped to the model family's own field "
@@ -279,18 +395,22 @@ def run_flags() -> argparse.ArgumentParser:
         help="native mode: do not check that the server put the tools into the prompt",
     )  # fmt: skip
     s = p.add_argument_group("items")
-    s.add_argument("--limit", type=positive_int, default=None, metavar="N", help="first N tasks")
-    s.add_argument("--repeats", type=positive_int, default=1, metavar="K")
+    s.add_argument(
+        "--limit", type=setting("limit"), default=None, metavar="N", help="first N tasks"
+    )
+    s.add_argument("--repeats", type=setting("repeats"), default=1, metavar="K")
     s.add_argument("--case", type=id_list, default=(), metavar="ID,ID", help="these task ids")
     s.add_argument("--category", action="append", default=None, help="this category (repeat)")
-    s.add_argument("--output", type=Path, default=None, help="results file")
+    s.add_argument("--output", type=output_file, default=None, help="results file")
     return p
 
 
 def multi_turn_flags() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("conversations")
-    g.add_argument("--max-rounds", type=positive_int, default=4, metavar="N", help="model turns")
+    g.add_argument(
+        "--max-rounds", type=setting("max_rounds"), default=4, metavar="N", help="model turns"
+    )
     return p
 
 
@@ -329,6 +449,10 @@ def resolve_target(args: argparse.Namespace, env: Mapping[str, str] | None = Non
                 api_key_env = GUIDE_KEY_ENV
     if args.endpoint is not None and backend != "openai":
         raise ValueError(f"--endpoint applies to the openai backend, not {backend!r}")
+    if api_key_env is not None and backend in ("local", "fake"):
+        raise ValueError(f"--api-key-env applies to the hosted backends, not {backend!r}")
+    if args.base_url is not None and backend == "local":
+        raise ValueError("--base-url applies to the hosted backends, not 'local'")
     found = PRESETS.get(preset) if preset else None
     model = model or (found.default_model if found else None)
     if model is None and backend in ("local", "fake"):
@@ -348,7 +472,10 @@ def default_output(model: str, suffix: str = "") -> Path:
 def config_from_args(
     args: argparse.Namespace, suite: str, output_suffix: str = "", **extra: Any
 ) -> RunConfig:
-    """The RunConfig the shared flags describe (``extra``: command-specific fields)."""
+    """The RunConfig the shared flags describe (``extra``: command-specific fields).
+    Credentials inside a URL flag (a password, ``?key=``) are secrets from here on."""
+    for flag_url in (args.base_url, args.endpoint, getattr(args, "api_base_url", None)):
+        remember_url(flag_url)
     target = resolve_target(args)
     return RunConfig(
         suite=suite,

@@ -26,13 +26,16 @@ from tooleval.commands.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     config_from_args,
+    data_console,
     fail,
     multi_turn_flags,
-    positive_int,
+    printable,
     provider_flags,
     provider_for,
     questions_of,
     run_flags,
+    setting,
+    shown,
     url,
 )
 from tooleval.commands.console import headline_rows, lead_names
@@ -57,13 +60,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--api-base-url", type=url, default=None, help="InfraNode API URL (default: replica)"
     )
-    p.add_argument("--max-result-chars", type=positive_int, default=4000, metavar="N")
+    p.add_argument(
+        "--max-result-chars", type=setting("max_result_chars"), default=4000, metavar="N"
+    )
     p.set_defaults(func=run)
 
 
 def summary_table(document: dict[str, Any]) -> Table:
     config = document["config"]
-    table = Table(title=f"{config['model']} – {config['suite']} episodes ({document['setup']})")
+    title = f"{config['model']} – {config['suite']} episodes ({document['setup']})"
+    table = Table(title=printable(title))
     table.add_column("measure")
     table.add_column("value", justify="right")
     for name, value, defined_by in headline_rows(document):
@@ -107,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(record: ConversationRecord) -> None:
         records.append(record)
-        console.print(f"{record.task_id}: {record.outcome}")
+        console.print(shown(f"{record.task_id}: {record.outcome}"))
 
     try:
         document = run_conversations(config, provider, suite=suite, on_record=progress)
@@ -116,13 +122,13 @@ def run(args: argparse.Namespace) -> int:
             write_results(default_results_path(config), document)
     except ToolsNotDelivered as exc:
         return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         return fail(NAME, exc)
     except KeyboardInterrupt:
-        console.print(f"\n[yellow]interrupted[/]: results so far: {config.output}")
+        console.print(f"\n[yellow]interrupted[/]: results so far: {shown(config.output)}")
         return EXIT_INTERRUPTED
-    Console(highlight=False).print(summary_table(document))
-    console.print(f"results: {config.output}")
+    data_console().print(summary_table(document))
+    console.print(f"results: {shown(config.output)}")
     if document["stop_reason"]:
-        console.print(f"[yellow]stopped early[/]: {document['stop_reason']}")
+        console.print(f"[yellow]stopped early[/]: {shown(document['stop_reason'])}")
     return EXIT_OK if document["complete"] else EXIT_INCOMPLETE

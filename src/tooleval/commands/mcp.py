@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from tooleval.commands import COMMANDS
-from tooleval.commands.common import EXIT_INTERRUPTED, EXIT_OK, port_number, url
+from tooleval.commands.common import EXIT_INTERRUPTED, EXIT_OK, fail, port_number, url
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,4 +29,6 @@ def run(args: argparse.Namespace) -> int:
         serve(args.transport, args.port, args.base_url)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except OSError as exc:  # the port is taken
+        return fail("mcp", f"cannot listen on port {args.port}: {exc.strerror or exc}")
     return EXIT_OK

@@ -35,12 +35,15 @@ from tooleval.commands.common import (
     EXIT_OK,
     DeprecatedAlias,
     config_from_args,
+    data_console,
     fail,
     multi_turn_flags,
+    printable,
     provider_flags,
     provider_for,
     questions_of,
     run_flags,
+    shown,
 )
 from tooleval.commands.console import headline_rows, lead_names, problems_line
 from tooleval.fileio import dumps, write_json_atomic
@@ -69,11 +72,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument(
         "--delay-ms", dest="rpm", metavar="MS", help=argparse.SUPPRESS,
-        action=DeprecatedAlias, new="rpm", scale=60_000.0, inverse=True,
+        action=DeprecatedAlias, new="rpm", setting="rpm", scale=60_000.0, inverse=True,
     )  # fmt: skip
     p.add_argument(
         "--timeout-ms", dest="timeout", metavar="MS", help=argparse.SUPPRESS,
-        action=DeprecatedAlias, new="timeout", scale=0.001,
+        action=DeprecatedAlias, new="timeout", setting="timeout_s", scale=0.001,
     )  # fmt: skip
     p.set_defaults(
         func=run, backend=None, mode="native", max_tokens=1024, max_requests=24, timeout=90.0,
@@ -149,7 +152,8 @@ def summary_table(document: dict[str, Any]) -> Table:
     """The headline first (``scenarioCorrectRate``), the original's ``scenarioPassRate`` beside
     it labelled as the original's rule, then the other metrics of both."""
     config = document["config"]
-    table = Table(title=f"{config['model']} – cesium scenarios ({document['setup']})")
+    title = f"{config['model']} – cesium scenarios ({document['setup']})"
+    table = Table(title=printable(title))
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("defined by")
@@ -181,7 +185,7 @@ def run_live(args: argparse.Namespace) -> int:
     usage = usage_before(config)
     if usage is not None:
         console.print(
-            f"Workers AI usage before run: {usage.get('percent')}% ({usage.get('state')})"
+            shown(f"Workers AI usage before run: {usage.get('percent')}% ({usage.get('state')})")
         )
         if usage.get("state") == "paused":
             return fail(NAME, "the Workers AI demo's budget is paused; try again later", 1)
@@ -192,27 +196,27 @@ def run_live(args: argparse.Namespace) -> int:
         nonlocal done
         done += 1
         calls = " -> ".join(c.name or "<missing>" for c in record.calls) or "no tool"
-        console.print(f"[{done}/{total}] {record.task_id}: {record.outcome} ({calls})")
+        console.print(shown(f"[{done}/{total}] {record.task_id}: {record.outcome} ({calls})"))
 
     extra = {"provider_usage_before": usage}
     try:
         document = run_conversations(config, provider, suite=suite, on_record=progress, extra=extra)
     except ToolsNotDelivered as exc:
         return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         return fail(NAME, exc)
     except KeyboardInterrupt:
-        console.print(f"\n[yellow]interrupted[/]: results so far: {config.output}")
+        console.print(f"\n[yellow]interrupted[/]: results so far: {shown(config.output)}")
         return EXIT_INTERRUPTED
     if args.json:
         keys = ("headline", "metrics", "original_metrics", "original_counts", "endings")
         print(json.dumps({k: document.get(k) for k in keys}, ensure_ascii=False, indent=2))
     else:
-        Console(highlight=False).print(summary_table(document))
+        data_console().print(summary_table(document))
         problems = problems_line(document)
         if problems:
             console.print(problems)
-    console.print(f"results: {config.output}")
+    console.print(f"results: {shown(config.output)}")
     return EXIT_OK if document["complete"] else EXIT_INCOMPLETE
 
 

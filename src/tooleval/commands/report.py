@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tooleval.commands import COMMANDS
-from tooleval.commands.common import EXIT_OK, fail, positive_int
+from tooleval.commands.common import EXIT_OK, data_console, fail, positive_int, shown
 from tooleval.report import (
     ReportInputError,
     build_report,
@@ -65,10 +65,10 @@ def default_out(paths: list[Path]) -> Path:
 
 def print_table(table: Table) -> None:
     """Print at the table's natural width: a narrow terminal wraps lines, never drops columns."""
-    natural = Console(width=1000).measure(table).maximum
-    console = Console(highlight=False)
+    natural = Console(width=1000, markup=False).measure(table).maximum
+    console = data_console()  # names in results files are shown as is, never interpreted
     if console.width < natural:
-        console = Console(highlight=False, width=natural)
+        console = data_console(width=natural)
     console.print(table)
 
 
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     except (ReportInputError, ValueError) as exc:
         return fail(NAME, exc)
     for path, reason in loaded.skipped:
-        err.print(f"[yellow]skipped[/] {path}: {reason}")
+        err.print(f"[yellow]skipped[/] {shown(path)}: {shown(reason)}")
     if report.summaries:
         print_table(rich_table(report))
     if report.conversations:
@@ -93,5 +93,5 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_files:
         out = args.out or default_out(paths)
         written = write_report(report, out)
-        err.print(f"wrote {', '.join(p.name for p in written)} to {out}")
+        err.print(shown(f"wrote {', '.join(p.name for p in written)} to {out}"))
     return EXIT_OK

@@ -20,11 +20,14 @@ from tooleval.commands.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     config_from_args,
+    data_console,
     fail,
+    printable,
     provider_flags,
     provider_for,
     questions_of,
     run_flags,
+    shown,
 )
 from tooleval.providers.base import Provider
 from tooleval.runner import load_run_suite, run_suite
@@ -43,6 +46,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--suite", default="infranode", choices=SUITE_NAMES)
     p.add_argument("--resume", action="store_true", help="keep answered items, ask the rest")
+    p.add_argument(
+        "--resume-force", action="store_true",
+        help="resume even though settings differ (the results record both configurations)",
+    )  # fmt: skip
     p.add_argument("--fresh", action="store_true", help="start over; keep old journal as .bak")
     p.set_defaults(func=run)
 
@@ -51,7 +58,7 @@ def results_table(document: dict[str, Any]) -> Table:
     metrics = document["metrics"]
     answered = document["metrics_answered"]
     complete = document["complete"]
-    title = f"{document['config']['model']} ({document['setup']})"
+    title = printable(f"{document['config']['model']} ({document['setup']})")
     table = Table(title=title if complete else f"{title} — INCOMPLETE")
     table.add_column("metric")
     table.add_column("all items", justify="right")
@@ -83,7 +90,7 @@ def progress_bar(console: Console) -> Progress:
 
 def execute(config: RunConfig, suite: Suite[Any], provider: Provider, console: Console) -> int:
     with progress_bar(console) as progress:
-        bar = progress.add_task(f"{config.model}", total=None, errors=0, rate="")
+        bar = progress.add_task(shown(config.model), total=None, errors=0, rate="")
         errors, answered, started = 0, 0, time.monotonic()
 
         def on_plan(total: int, done: int) -> None:
@@ -97,21 +104,24 @@ def execute(config: RunConfig, suite: Suite[Any], provider: Provider, console: C
             progress.update(bar, advance=1, errors=errors, rate=f"{rate:.2f} items/s")
 
         document = run_suite(config, provider, suite=suite, on_record=on_record, on_plan=on_plan)
-    Console(highlight=False).print(results_table(document))
+    data_console().print(results_table(document))
     counts = document["counts"]
     console.print(
         f"answered {counts['answered']}/{counts['planned']}, provider errors {counts['errors']}"
-        f" {document['errors_by_class'] or ''}; results: {config.output}"
+        f" {shown(document['errors_by_class'] or '')}; results: {shown(config.output)}"
     )
     if document["stop_reason"]:
-        console.print(f"[yellow]stopped early[/]: {document['stop_reason']}")
+        console.print(f"[yellow]stopped early[/]: {shown(document['stop_reason'])}")
     return EXIT_OK if document["complete"] else EXIT_INCOMPLETE
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        config = config_from_args(args, args.suite, resume=args.resume, fresh=args.fresh)
+        config = config_from_args(
+            args, args.suite, resume=args.resume or args.resume_force,
+            resume_force=args.resume_force, fresh=args.fresh,
+        )  # fmt: skip
         suite = load_run_suite(config)
         provider = provider_for(config, args.script, questions_of(suite.tasks))
     except (ValueError, OSError) as exc:
@@ -131,6 +141,6 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(
             "\n[yellow]interrupted[/]: answers so far are in the journal; continue with "
-            f"the same command plus --resume (results: {config.output})"
+            f"the same command plus --resume (results: {shown(config.output)})"
         )
         return EXIT_INTERRUPTED

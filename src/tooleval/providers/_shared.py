@@ -14,19 +14,17 @@ from typing import Any, TypedDict
 
 import httpx
 
+from tooleval import redaction
 from tooleval.fileio import JsonFileError, loads
+from tooleval.providers._transport import RefusedRequest, RefusedResponse
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.presets import Preset, key_for
 from tooleval.records import Usage
 
+# Every backend sends through the guarded httpx client (the SDKs are handed one), so these
+# are the failures without a usable answer.
 TIMEOUT_ERRORS: tuple[type[Exception], ...] = (httpx.TimeoutException,)
-try:  # google-genai may send through the httpx2 fork instead of httpx
-    import httpx2
-
-    TIMEOUT_ERRORS += (httpx2.TimeoutException,)
-    TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, httpx2.TransportError)
-except ImportError:  # pragma: no cover - depends on the installed SDKs
-    TRANSPORT_ERRORS = (httpx.TransportError,)
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.RequestError,)
 
 _QUOTA_MARKERS = (
     "insufficient_quota",
@@ -38,12 +36,20 @@ _QUOTA_MARKERS = (
 _DAILY_MARKERS = ("perday", "per day", "per_day", "daily")
 
 
+ERROR_SNIPPET_CHARS = 500
+
+
 def redact(text: str, secrets: tuple[str | None, ...]) -> str:
-    """``text`` with every non-empty secret replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    """``text`` with every known secret and each of ``secrets`` masked, fragments included
+    (``tooleval.redaction``)."""
+    return redaction.redact(text, secrets)
+
+
+def snippet(text: str, secrets: tuple[str | None, ...], limit: int = ERROR_SNIPPET_CHARS) -> str:
+    """The start of a server's text for a message: redacted first, then cut, so a key that
+    straddles the cut is masked whole."""
+    redacted = redact(text, secrets)
+    return redacted if len(redacted) <= limit else redacted[:limit] + "…"
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -83,9 +89,15 @@ def is_quota_exhausted(body_text: str) -> bool:
 def error_for_status(
     status: int, body_text: str, retry_after: str | None, secrets: tuple[str | None, ...]
 ) -> ProviderError:
-    """The ProviderError for an HTTP error answer (status >= 400)."""
-    snippet = redact(body_text[:500], secrets)
-    message = f"HTTP {status}: {snippet}"
+    """The ProviderError for an HTTP answer that is not a success (3xx included: redirects
+    are never followed, so a key never travels to the host a redirect names)."""
+    message = f"HTTP {status}: {snippet(body_text, secrets)}"
+    if 300 <= status < 400:
+        return ProviderError(
+            ErrorClass.CLIENT_ERROR,
+            f"HTTP {status}: a redirect, not followed (point --base-url at the final URL)",
+            status=status,
+        )
     if status == 402 or (status in (403, 429) and is_quota_exhausted(body_text)):
         return ProviderError(ErrorClass.QUOTA_EXHAUSTED, message, status=status)
     if status == 400 and "credit balance" in body_text.lower():
@@ -110,35 +122,47 @@ def sdk_failure(
             exc.status_code, exc.response.text, headers.get("retry-after"), secrets
         )
     if isinstance(exc, sdk.APITimeoutError):
-        return ProviderError(ErrorClass.TIMEOUT, f"no answer from {base_url} in time")
+        return ProviderError(ErrorClass.TIMEOUT, f"no complete answer from {base_url} in time")
     if isinstance(exc, sdk.APIConnectionError):
-        detail = redact(str(exc.__cause__ or exc), secrets)
-        return ProviderError(ErrorClass.CONNECTION, f"{base_url}: {detail}")
+        cause = exc.__cause__
+        if isinstance(cause, RefusedResponse | RefusedRequest):
+            return transport_failure(cause, base_url, secrets)
+        detail = redact(str(cause or exc), secrets)
+        return ProviderError(ErrorClass.CONNECTION, f"{base_url}: {detail}", target=base_url)
     if isinstance(exc, UnicodeDecodeError):
         return invalid_body(f"not UTF-8 ({exc.reason})")
     raise exc
 
 
 def transport_failure(exc: Exception, url: str, secrets: tuple[str | None, ...]) -> ProviderError:
-    """The ProviderError for an HTTP client failure without an answer: a timeout, or a
-    connection that could not be made or broke (refused, reset, a body cut short)."""
+    """The ProviderError for an HTTP client failure without a usable answer: a timeout (the
+    whole-request deadline included), an answer the transport refused (too large, not UTF-8:
+    ``invalid_body``), a request it refused (another host: ``client_error``), or a connection
+    that could not be made or broke (refused, reset, a body cut short)."""
+    detail = redact(str(exc) or type(exc).__name__, secrets)
+    if isinstance(exc, RefusedResponse):
+        return invalid_body(detail)
+    if isinstance(exc, RefusedRequest):
+        return ProviderError(ErrorClass.CLIENT_ERROR, detail)
     if isinstance(exc, TIMEOUT_ERRORS):
-        return ProviderError(ErrorClass.TIMEOUT, f"no answer from {url} in time")
-    return ProviderError(
-        ErrorClass.CONNECTION, f"{url}: {redact(str(exc) or type(exc).__name__, secrets)}"
-    )
+        message = f"no complete answer from {url} in time ({detail})"
+        return ProviderError(ErrorClass.TIMEOUT, message)
+    return ProviderError(ErrorClass.CONNECTION, f"{url}: {detail}", target=url)
 
 
 def response_text(
     status: int, content: bytes, headers: Mapping[str, str], secrets: tuple[str | None, ...]
 ) -> str:
-    """The body of a successful answer as text; ProviderError for an error status or a body
-    that is not UTF-8 (never scored as a model answer)."""
+    """The body of a successful (2xx) answer as text; ProviderError for any other status or a
+    body that is not UTF-8 (never scored as a model answer)."""
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise invalid_body(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    if status >= 400:
+        if not 200 <= status < 300:
+            text = content.decode("utf-8", errors="replace")
+        else:
+            raise invalid_body(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if not 200 <= status < 300:
         raise error_for_status(status, text, headers.get("retry-after"), secrets)
     return text
 
@@ -173,8 +197,10 @@ def load_args(arguments: str) -> dict[str, Any]:
 
 
 def int_or_none(value: Any) -> int | None:
-    """An integer field of a usage object (booleans and other types are not counts)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A count of a usage object: an integer >= 0 (booleans, negative numbers and other types
+    are not counts, so what is stored can always be read back)."""
+    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if is_count else None
 
 
 def no_answer(reasoned: bool, truncated: bool, fields: str) -> ProviderError:
@@ -213,6 +239,7 @@ def hosted_target(preset: Preset, options: HostedOptions) -> tuple[str, str, flo
     unless ``base_url`` says otherwise; ValueError naming the variables to set. A key goes only
     to the preset's own host unless ``api_key_env`` names one explicitly."""
     base_url = options.get("base_url") or preset.base_url
+    redaction.remember_url(base_url)
     env = options.get("env")
     environment = os.environ if env is None else env
     api_key_env = options.get("api_key_env")

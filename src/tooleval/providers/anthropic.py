@@ -7,6 +7,7 @@ blocks (thinking and redacted_thinking with their signatures) go back to Claude 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Unpack
 
@@ -21,9 +22,11 @@ from tooleval.providers._shared import (
     load_args,
     load_body,
     no_answer,
+    response_text,
     sdk_failure,
     usage_of,
 )
+from tooleval.providers._transport import guarded_client
 from tooleval.providers.capabilities import (
     Family,
     ReasoningChoice,
@@ -245,9 +248,15 @@ class AnthropicProvider:
         self.model = model
         self.base_url, key, timeout_s = hosted_target(PRESETS["anthropic"], options)
         self._secrets = (key,)
+        transport = guarded_client(self.base_url, timeout_s, library="httpx2")
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=self.base_url, timeout=timeout_s, max_retries=0
+            api_key=key,
+            base_url=self.base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=transport,
         )
+        self.close = weakref.finalize(self, transport.close)  # pooled connections closed
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -264,7 +273,8 @@ class AnthropicProvider:
     def _send(self, body: Mapping[str, Any]) -> str:
         try:
             raw = self._client.messages.with_raw_response.create(**body)
-            return str(raw.http_response.text)
+            answer = raw.http_response
+            return response_text(answer.status_code, answer.content, answer.headers, self._secrets)
         except (anthropic.APIError, UnicodeDecodeError) as exc:
             failure = sdk_failure(anthropic, exc, self.base_url, self._secrets)
         raise failure  # outside the except block: no SDK exception chained to it

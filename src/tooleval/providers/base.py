@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from tooleval.records import GenerationRequest, GenerationResponse
+from tooleval.redaction import redact
 
 
 class ErrorClass(StrEnum):
@@ -37,7 +38,9 @@ RETRYABLE = frozenset(
 
 
 class ProviderError(Exception):
-    """A failed provider call. The message must never contain a key or an auth header."""
+    """A failed provider call. The message never contains a key: every known secret in it is
+    masked here (``tooleval.redaction``), whichever path built it. ``target`` is the URL a
+    transport failure was about (for the dead-endpoint check of the request path)."""
 
     def __init__(
         self,
@@ -46,11 +49,13 @@ class ProviderError(Exception):
         *,
         status: int | None = None,
         retry_after: float | None = None,
+        target: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.error_class = error_class
         self.status = status
         self.retry_after = retry_after
+        self.target = redact(target) if target else None
         self.attempts = 1  # set by the request path to the attempts the request took
 
     @property

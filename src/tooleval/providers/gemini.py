@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
@@ -32,6 +33,7 @@ from tooleval.providers._shared import (
     transport_failure,
     usage_of,
 )
+from tooleval.providers._transport import guarded_client
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.capabilities import (
     Family,
@@ -232,11 +234,31 @@ def _read_parts(parts: list[Any]) -> tuple[str, str, tuple[NativeToolCall, ...]]
 
 
 def _opaque(parts: list[Any]) -> dict[str, Any]:
-    """The parts kept for replay: all of them, when any carries a signature or a thought."""
+    """The parts kept for replay: all of them, when any carries a signature or a thought.
+    Each must be a part the API takes back (else the next request of the conversation could
+    not even be built): one that is not makes the answer ``invalid_body`` now."""
     signed = any(
         isinstance(p, dict) and ("thoughtSignature" in p or p.get("thought")) for p in parts
     )
-    return {"gemini": {"parts": parts}} if signed else {}
+    if not signed:
+        return {}
+    for index, part in enumerate(parts):
+        try:
+            genai_types.Part.model_validate(_args_aside(part))
+        except ValueError as exc:  # pydantic's ValidationError
+            problem = str(exc).splitlines()[1:3]
+            detail = f"candidates[0].content.parts[{index}]: {' '.join(problem)}"
+            raise invalid_body(detail) from None
+    return {"gemini": {"parts": parts}}
+
+
+def _args_aside(part: Any) -> Any:
+    """``part`` with a call's arguments set aside: arguments that are no JSON object are the
+    model's unreadable call (``history.readable`` sends it back as text), not a broken body."""
+    call = part.get("functionCall") if isinstance(part, dict) else None
+    if isinstance(call, dict) and not isinstance(call.get("args"), dict | None):
+        return {**part, "functionCall": {**call, "args": {}}}
+    return part
 
 
 def _first_candidate(body: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -320,10 +342,15 @@ class GeminiProvider:
         self.model = model
         self.base_url, key, timeout_s = hosted_target(PRESETS["gemini"], options)
         self._secrets = (key,)
+        transport = guarded_client(self.base_url, timeout_s)
         http = genai_types.HttpOptions(
-            base_url=self.base_url, api_version="v1beta", timeout=int(timeout_s * 1000)
+            base_url=self.base_url,
+            api_version="v1beta",
+            timeout=int(timeout_s * 1000),
+            httpx_client=transport,
         )
         self._client = genai.Client(api_key=key, http_options=http)
+        self.close = weakref.finalize(self, transport.close)  # pooled connections closed
 
     def __repr__(self) -> str:
         return f"GeminiProvider(model={self.model!r}, base_url={self.base_url!r})"

@@ -28,6 +28,7 @@ from tooleval.providers._shared import (
     response_text,
     transport_failure,
 )
+from tooleval.providers._transport import guarded_client
 from tooleval.providers.base import ErrorClass, ProviderError
 from tooleval.providers.capabilities import (
     Family,
@@ -42,6 +43,7 @@ from tooleval.providers.presets import (
     Preset,
     chat_url,
     get_preset,
+    join_path,
     key_for,
     preset_for_host,
     preset_url,
@@ -55,6 +57,7 @@ from tooleval.records import (
     NativeToolCall,
     Usage,
 )
+from tooleval.redaction import remember_url
 
 REPLAYED_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
 """Assistant-message fields kept and sent back on tool-call turns: DeepSeek's
@@ -306,12 +309,13 @@ class OpenAICompatProvider:
             raise ValueError("the openai backend needs --base-url, --endpoint or --preset")
         self.base_url = base_url
         self.chat_url = endpoint or (chat_url(self.preset, base_url) if self.preset else None)
-        self.url = self.chat_url or base_url.rstrip("/") + "/chat/completions"
+        self.url = self.chat_url or join_path(base_url, "/chat/completions")
         key = key_for(self.preset, self.url, env, explicit_env=api_key_env)
         if key is None and self.preset is not None:
             require_key(self.preset, self.url)
+        remember_url(self.url)
         self._secrets = (key,)
-        self._client = httpx.Client(headers=request_headers(key), timeout=timeout_s, limits=LIMITS)
+        self._client = guarded_client(self.url, timeout_s, request_headers(key))
         self.close = weakref.finalize(self, self._client.close)  # pooled connections closed
 
     def __repr__(self) -> str:
@@ -342,9 +346,6 @@ class OpenAICompatProvider:
             except ProviderError as error:
                 failure = setup_error(error)
         raise failure  # outside the except block: no httpx exception chained to it
-
-
-LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
 
 
 def setup_error(error: ProviderError) -> ProviderError:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from tooleval.redaction import remember, watch_env
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -88,6 +90,8 @@ PRESETS: dict[str, Preset] = {
 }
 
 OPENAI_COMPATIBLE = tuple(name for name in PRESETS if name not in ("gemini", "anthropic"))
+# Every key variable a preset reads is a secret wherever its value shows up.
+watch_env(*sorted({name for preset in PRESETS.values() for name in preset.key_env}))
 
 
 def get_preset(name: str) -> Preset:
@@ -100,11 +104,18 @@ def get_preset(name: str) -> Preset:
         ) from None
 
 
+def join_path(base_url: str, path: str) -> str:
+    """``path`` appended to the path of ``base_url``, before its query (``?key=…`` stays a
+    query)."""
+    head, mark, query = base_url.partition("?")
+    return head.rstrip("/") + path + mark + query
+
+
 def chat_url(preset: Preset, base_url: str) -> str | None:
     """The full chat URL when the preset's chat path is not the OpenAI one (else None)."""
     if preset.chat_path == "/chat/completions":
         return None
-    return base_url.rstrip("/") + preset.chat_path
+    return join_path(base_url, preset.chat_path)
 
 
 def preset_for_host(url: str) -> Preset | None:
@@ -152,6 +163,8 @@ def key_for(
         key = env.get(explicit_env, "")
         if not key:
             raise ValueError(f"--api-key-env {explicit_env}: the variable is not set or empty")
+        watch_env(explicit_env)
+        remember(key)
         return key
     if preset is None or not preset.needs_key:
         return None
@@ -159,6 +172,7 @@ def key_for(
         return None
     for name in preset.key_env:
         if env.get(name):
+            remember(env[name])
             return env[name]
     return None
 

@@ -22,24 +22,19 @@ from tooleval.providers.base import Provider
 from tooleval.records import ConversationRecord, Task
 from tooleval.runner.conversation import Conversation, dialogue_of
 from tooleval.runner.dispatch import Dispatcher, Session
+from tooleval.runner.identity import fingerprint, run_identity
 from tooleval.runner.item import ItemSession, build_request
-from tooleval.runner.journal import (
-    Journal,
-    JournalError,
-    holds_nothing,
-    journal_path,
-    read_journal,
-    trim_torn_tail,
-)
-from tooleval.runner.records import ItemRecord, RunConfig, item_from_json
+from tooleval.runner.journal import journal_path
+from tooleval.runner.outputs import run_lock
+from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.runner.requests import RunControl
 from tooleval.runner.results import (
     build_conversation_results,
     build_results,
-    load_results,
     now_iso,
     write_results,
 )
+from tooleval.runner.resume import ResumeError, journal_header, open_journal, previous_records
 from tooleval.runner.toolcheck import guard_tools, tools_check_section
 from tooleval.suites import Suite, load_suite
 
@@ -52,11 +47,8 @@ __all__ = [
     "select_tasks",
 ]
 
+
 Key = tuple[str, int]
-
-
-class ResumeError(ValueError):
-    """An earlier run's files do not fit this run (or would be overwritten)."""
 
 
 def load_run_suite(config: RunConfig) -> Suite[Any]:
@@ -81,78 +73,11 @@ def select_tasks(suite: Suite[Any], config: RunConfig) -> tuple[Any, ...]:
     return tasks[: config.limit] if config.limit else tasks
 
 
-def journal_header(config: RunConfig, suite: Suite[Any]) -> dict[str, Any]:
-    return {
-        "suite": suite.name,
-        "suite_version": suite.version,
-        "tools_hash": suite.tools_hash,
-        "model": config.model,
-        "backend": config.backend,
-        "mode": config.mode,
-        "config": config.to_json(),
-    }
-
-
-def _check_same_run(header: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
-    for key in ("suite", "suite_version", "tools_hash", "model", "mode"):
-        if header.get(key) != expected[key]:
-            raise ResumeError(
-                f"{path}: cannot resume: {key} was {header.get(key)!r}, this run has "
-                f"{expected[key]!r}; use another --output or --fresh"
-            )
-
-
-def previous_records(
-    config: RunConfig, output: Path, header: dict[str, Any]
-) -> tuple[dict[Key, ItemRecord], bool]:
-    """Answered records of an earlier run to keep, and whether the journal can be appended."""
-    jpath = journal_path(output)
-    if jpath.exists() and holds_nothing(jpath):
-        jpath.unlink()  # killed while writing its header: there is nothing to keep
-    if jpath.exists() and config.fresh:
-        jpath.replace(jpath.with_name(jpath.name + ".bak"))
-    elif jpath.exists() and not config.resume:
-        raise ResumeError(
-            f"{jpath} exists from an earlier run: pass --resume to continue it, or --fresh to "
-            "start over (the old journal is kept as .bak)"
-        )
-    if not config.resume:
-        return {}, False
-    if jpath.exists():
-        try:
-            old_header, records = read_journal(jpath)
-        except JournalError as exc:
-            raise ResumeError(str(exc)) from None
-        _check_same_run(old_header, header, jpath)
-        trim_torn_tail(jpath)
-        return {r.key: r for r in records if r.answered}, True
-    if output.exists():
-        try:
-            document = load_results(output)
-        except ValueError as exc:
-            raise ResumeError(f"cannot resume: {exc}") from None
-        items = [item_from_json(i) for i in document.get("items", [])]
-        return {r.key: r for r in items if r.answered}, False
-    return {}, False
-
-
 def with_exec_match(record: ItemRecord, task: Task, suite: Suite[Any]) -> ItemRecord:
     """Add executable equivalence to an answered record when the suite can execute calls."""
     if suite.exec_match is None or not record.answered or record.parsed is None:
         return record
     return replace(record, exec_match=suite.exec_match(task, record.parsed.first))
-
-
-def open_journal(
-    output: Path, header: dict[str, Any], append: bool, kept: dict[Key, ItemRecord]
-) -> Journal:
-    """The run's journal: appended to, or new and holding the ``kept`` records of a resumed
-    results file."""
-    journal = Journal(journal_path(output), header, append=append)
-    if not append:
-        for record in kept.values():
-            journal.append(record)
-    return journal
 
 
 def request_settings(
@@ -194,38 +119,46 @@ def run_suite(
     tasks = select_tasks(suite, config)
     settings = request_settings(provider, suite, config, tasks, multi=False)
     output = default_results_path(config)
-    header = journal_header(config, suite)
-    records, append = previous_records(config, output, header)
-    if on_plan:
-        on_plan(len(tasks) * config.repeats, len(records))
-    journal = open_journal(output, header, append, records)
-    by_id = {task.id: task for task in tasks}
+    identity = run_identity(config, suite)
+    run_id = fingerprint(identity)
+    with run_lock(output, journal_path(output)):
+        earlier = previous_records(config, output, identity)
+        records = earlier.records
+        planned = {(task.id, repeat) for task in tasks for repeat in range(config.repeats)}
+        if on_plan:
+            on_plan(len(planned), len(planned & set(records)))
+        journal = open_journal(output, journal_header(identity, config), earlier)
+        by_id = {task.id: task for task in tasks}
 
-    def finish(session: Session) -> None:
-        assert isinstance(session, ItemSession) and session.record is not None
-        record = with_exec_match(session.record, by_id[session.task.id], suite)
-        journal.append(record)
-        records[record.key] = record
-        if on_record:
-            on_record(record)
+        def finish(session: Session) -> None:
+            assert isinstance(session, ItemSession) and session.record is not None
+            record = with_exec_match(session.record, by_id[session.task.id], suite)
+            record = replace(record, run_id=run_id)
+            journal.append(record)
+            records[record.key] = record
+            if on_record:
+                on_record(record)
 
-    control = RunControl(config.policy)
-    checked, guard = guard_tools(provider, config, control)
-    sessions = [
-        ItemSession(task, repeat, suite, config)
-        for repeat in range(config.repeats)
-        for task in tasks
-        if (task.id, repeat) not in records
-    ]
-    started = now_iso()
-    try:
-        Dispatcher(checked, control, finish).run(sessions)
-    finally:
-        journal.close()
-        document = build_results(config, suite, tasks, records, started, control.stop_reason)
-        document["tools_check"] = tools_check_section(guard)
-        document["request_settings"] = settings
-        write_results(output, document)
+        control = RunControl(config.policy)
+        checked, guard = guard_tools(provider, config, control)
+        sessions = [
+            ItemSession(task, repeat, suite, config)
+            for repeat in range(config.repeats)
+            for task in tasks
+            if (task.id, repeat) not in records
+        ]
+        started = now_iso()
+        try:
+            Dispatcher(checked, control, finish).run(sessions)
+        finally:
+            journal.close()
+            document = build_results(
+                config, suite, tasks, records, started, control.stop_reason,
+                identities=(identity, earlier.identities),
+            )  # fmt: skip
+            document["tools_check"] = tools_check_section(guard)
+            document["request_settings"] = settings
+            write_results(output, document)
     return document
 
 
@@ -263,14 +196,16 @@ def run_conversations(
         for task in tasks
     ]
     started = now_iso()
-    try:
-        Dispatcher(checked, control, finish).run(sessions)
-    finally:
-        document = build_conversation_results(
-            config, suite, tasks, records, started, control.stop_reason
-        )
-        document["tools_check"] = tools_check_section(guard)
-        document["request_settings"] = settings
-        document.update(extra or {})
-        write_results(default_results_path(config), document)
+    output = default_results_path(config)
+    with run_lock(output):
+        try:
+            Dispatcher(checked, control, finish).run(sessions)
+        finally:
+            document = build_conversation_results(
+                config, suite, tasks, records, started, control.stop_reason
+            )
+            document["tools_check"] = tools_check_section(guard)
+            document["request_settings"] = settings
+            document.update(extra or {})
+            write_results(output, document)
     return document

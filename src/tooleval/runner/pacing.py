@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable
 
 SPACING_MARGIN = 1.01
+MAX_WAIT_S = 3600.0  # one wait on the stop signal at most this long (then look again)
 
 
 class RateLimiter:
@@ -57,6 +58,7 @@ class RateLimiter:
                     self._stamps.append(now)
                     self._next_slot = now + SPACING_MARGIN * 60.0 / self.rpm
                     return True
+            wait = min(wait, MAX_WAIT_S)  # a tiny rpm must not overflow the wait
             if stop is None:
                 self._sleep(wait)
             elif stop.wait(wait):
@@ -80,5 +82,5 @@ def backoff_delay(
     ``base * 2**(attempt-1)``), capped at ``cap``."""
     if retry_after is not None:
         return min(max(retry_after, 0.0), RETRY_AFTER_CAP_S)
-    high = min(cap, base * (2 ** (attempt - 1)))
+    high = min(cap, base * 2.0 ** min(attempt - 1, 64))  # no overflow after 1,000 retries
     return (rng or random).uniform(high / 2, high)

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from tooleval.providers.base import Provider, ProviderError
+from tooleval.providers.base import ErrorClass, Provider, ProviderError
 from tooleval.records import GenerationRequest, GenerationResponse
+from tooleval.redaction import known, mentions_secret, redact
 from tooleval.runner.pacing import RateLimiter, backoff_delay
 
 MAX_REQUESTS = "max_requests"
 STOP_AFTER_ERRORS = "stop_after_errors"
 INTERRUPTED = "interrupted"
+UNREACHABLE = "unreachable"
+# A run whose first items all fail to connect (every retry too), before anything answered, is
+# pointed at nothing: it stops after this many items (whatever --stop-after-errors says).
+DEAD_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ class RunControl:
     lock: threading.Lock = field(default_factory=threading.Lock)
     wait: Callable[[float], bool] | None = None
     limiter: RateLimiter = field(init=False)
+    reached: bool = False
+    unreachable: int = 0
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.policy.rpm)
@@ -97,6 +104,28 @@ class RunControl:
         if reached:
             self.halt(f"{STOP_AFTER_ERRORS}: {count} provider errors")
 
+    def note_outcome(self, error: ProviderError | None, final: bool = True) -> None:
+        """One attempt ended (``error`` None: it was answered; ``final``: its item gets no more
+        retries). While nothing has answered yet, the ``DEAD_AFTER``-th item whose attempts all
+        failed to connect stops the run: nothing is listening. Retries of one item are not
+        counted apart, so a server still starting gets each item's full backoff first."""
+        if error is None or error.error_class is not ErrorClass.CONNECTION:
+            self.reached = True
+            return
+        if not final:
+            return
+        with self.lock:
+            if self.reached:
+                return
+            self.unreachable += 1
+            count = self.unreachable
+        if count == DEAD_AFTER:
+            self.halt(
+                f"{UNREACHABLE}: nothing is listening at {error.target or 'the endpoint'}: the "
+                f"first {count} items all failed to connect (last: {error}); start the "
+                "server or fix --base-url, then rerun with --resume"
+            )
+
     def pause(self, seconds: float) -> bool:
         """Wait ``seconds`` unless the run stops first; True when it stopped. ``wait``, when
         given, replaces the waiting (a test records backoff delays instead of sleeping)."""
@@ -127,10 +156,37 @@ def generate_with_retries(
         attempt += 1
         admit(control)
         try:
-            return provider.generate(request), attempt
+            response = provider.generate(request)
         except ProviderError as error:
-            if not error.retryable or attempt > control.policy.max_retries:
+            final = not error.retryable or attempt > control.policy.max_retries
+            control.note_outcome(error, final)
+            if final:
                 error.attempts = attempt
                 raise
             if control.pause(backoff_delay(attempt, error.retry_after)):
                 raise Stopped(control.stop_reason) from None
+        else:
+            control.note_outcome(None)
+            return redacted(response), attempt
+
+
+def redacted(response: GenerationResponse) -> GenerationResponse:
+    """The answer with every known secret masked (a proxy that echoes the request, a model
+    that repeats a key): what is parsed and scored never holds a key. The opaque provider
+    state is left as it came: it goes back only to the server that sent it, which a changed
+    thinking block or signature would fail, and every writer masks it (``fileio``)."""
+    secrets = known()
+    texts = [response.text, response.reasoning, response.finish_reason]
+    texts += [part for call in response.tool_calls for part in (call.name, call.arguments)]
+    if not secrets or not any(text and mentions_secret(text, secrets) for text in texts):
+        return response
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else redact(text)
+
+    calls = tuple(
+        replace(c, name=redact(c.name), arguments=redact(c.arguments), call_id=clean(c.call_id))
+        for c in response.tool_calls
+    )
+    return replace(response, text=clean(response.text), reasoning=clean(response.reasoning),
+                   tool_calls=calls, finish_reason=clean(response.finish_reason))  # fmt: skip

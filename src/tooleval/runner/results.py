@@ -25,6 +25,7 @@ from typing import Any
 from tooleval.fileio import JsonFileError, read_json, write_json_atomic
 from tooleval.metrics import aggregate, pass_hat_k
 from tooleval.records import ENDINGS, ConversationRecord, ItemScore
+from tooleval.runner.identity import fingerprint, run_identity
 from tooleval.runner.legacy import cesium_report_document, episodes_document
 from tooleval.runner.records import ItemRecord, RunConfig
 from tooleval.suites.base import Suite, SuiteTask
@@ -51,6 +52,9 @@ def passes_by_task(
     return {t.id: [passed.get((t.id, r), False) for r in range(repeats)] for t in tasks}
 
 
+Identities = tuple[dict[str, Any], Mapping[str, dict[str, Any]]]
+
+
 def header(
     kind: str,
     config: RunConfig,
@@ -58,13 +62,17 @@ def header(
     tasks: Sequence[SuiteTask],
     started_at: str,
     stop_reason: str | None,
+    identity: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The fields every results document starts with."""
+    """The fields every results document starts with, the run identity included."""
+    identity = identity or run_identity(config, suite)
     return {
         "format": RESULTS_FORMAT,
         "kind": kind,
         "complete": False,
         "stop_reason": stop_reason,
+        "identity": identity,
+        "run_id": fingerprint(identity),
         "config": config.to_json(),
         "setup": config.setup_label(multi_turn=kind == MULTI_TURN),
         "suite": suite.summary(tasks),
@@ -141,12 +149,16 @@ def build_results(
     records: Mapping[Key, ItemRecord],
     started_at: str,
     stop_reason: str | None,
+    identities: Identities | None = None,
 ) -> dict[str, Any]:
-    """The results document of a single-call run."""
+    """The results document of a single-call run. ``identities``: this run's identity and the
+    earlier ones (by ``run_id``) whose answers a resume kept; any of those that answered a
+    listed item but differ from this run are listed as ``earlier_identities``."""
     planned = planned_keys(tasks, config.repeats)
     answered = [key for key, record in records.items() if record.answered]
     counts, errors = counts_of(planned, answered, (r.error_class for r in records.values()))
-    document = header(SINGLE_CALL, config, suite, tasks, started_at, stop_reason)
+    identity, known = identities or (run_identity(config, suite), {})
+    document = header(SINGLE_CALL, config, suite, tasks, started_at, stop_reason, identity)
     metrics = compute_metrics(tasks, records, config.repeats, suite.categories, False)
     document.update(
         complete=counts["answered"] == len(planned),
@@ -166,6 +178,9 @@ def build_results(
         value = pass_hat_k(passes_by_task(tasks, config.repeats, passed), config.repeats)
         document["pass_hat_k"] = {"k": config.repeats, "metric": "call_match", "value": value}
     document["items"] = [records[key].to_json() for key in planned if key in records]
+    others = {i["run_id"] for i in document["items"]} - {document["run_id"], None}
+    if others:
+        document["earlier_identities"] = {rid: known.get(rid) for rid in sorted(others)}
     return document
 
 

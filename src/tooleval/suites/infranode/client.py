@@ -34,6 +34,11 @@ class ReplicaTransport:
         return self.replica.get(path, query)
 
 
+class ApiUnreachable(ConnectionError):
+    """The API at a base URL gave no HTTP answer (refused, unknown host, timed out); the
+    message names the URL and the cause in one line."""
+
+
 class HttpTransport:
     """HTTP GET against a base URL (the replica server, or the live API)."""
 
@@ -42,7 +47,13 @@ class HttpTransport:
         self.timeout_s = timeout_s
 
     def get(self, path: str, query: Mapping[str, str]) -> ApiResponse:
-        response = httpx.get(self.base_url + path, params=dict(query), timeout=self.timeout_s)
+        try:
+            response = httpx.get(self.base_url + path, params=dict(query), timeout=self.timeout_s)
+        except httpx.HTTPError as exc:
+            cause = str(exc) or type(exc).__name__
+            raise ApiUnreachable(
+                f"cannot reach the InfraNode API at {self.base_url}: {cause}"
+            ) from None
         try:
             body = response.json()
         except ValueError:

@@ -7,8 +7,9 @@ against the tool's schema, runs the call against the InfraNode API (the in-proce
 default, or a base URL) and returns the API's JSON body as text plus ``structuredContent``.
 
 Errors: an unknown tool is a protocol error (``INVALID_PARAMS``); arguments that break the
-schema, and API answers with an error status, are tool results with ``isError: true`` whose
-text says what was wrong, so an agent can correct itself.
+schema or the size bounds (``MAX_ARGUMENT_CHARS`` per string), and API answers with an error
+status, are tool results with ``isError: true`` whose text says what was wrong, so an agent
+can correct itself. Over stdio every malformed line is answered too (``mcp_stdio``).
 
 Started by ``tooleval mcp [--transport stdio|streamable-http] [--port N]`` (the one entry
 point; ``serve`` here is the library call). Over HTTP it listens on 127.0.0.1 only, at
@@ -32,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 from tooleval.records import ToolSpec
 from tooleval.suites.infranode import SUITE_VERSION, load_tools
 from tooleval.suites.infranode.client import Transport, execute_tool, make_transport
+from tooleval.suites.infranode.mcp_stdio import GatedStdin, LineWriter
 
 SERVER_NAME = "tooleval-infranode"
 INSTRUCTIONS = (
@@ -49,6 +51,10 @@ ANNOTATIONS = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 HOST = "127.0.0.1"
+# No InfraNode argument is longer than a few dozen characters; a longer one is refused before
+# it reaches schema validation or the API (a megabyte slug once cost 36 s of CPU).
+MAX_ARGUMENT_CHARS = 1000
+MAX_ARGUMENTS_CHARS = 20_000
 
 
 def mcp_tool(spec: ToolSpec, live: bool) -> types.Tool:
@@ -60,6 +66,23 @@ def mcp_tool(spec: ToolSpec, live: bool) -> types.Tool:
         input_schema=dict(spec.parameters),
         annotations=annotations,
     )
+
+
+def oversized(arguments: dict[str, Any]) -> list[str]:
+    """Arguments over the size bounds, as ``field: message`` (empty when all fit)."""
+    if len(json.dumps(arguments, ensure_ascii=False)) > MAX_ARGUMENTS_CHARS:
+        return [f"(arguments): longer than {MAX_ARGUMENTS_CHARS} characters in all"]
+    found: list[str] = []
+    stack: list[tuple[str, Any]] = [("", arguments)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+            found.append(f"{where or '(arguments)'}: longer than {MAX_ARGUMENT_CHARS} characters")
+        elif isinstance(value, dict):
+            stack.extend((f"{where}/{k}".strip("/"), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}/{i}".strip("/"), v) for i, v in enumerate(value))
+    return sorted(found)
 
 
 def schema_errors(spec: ToolSpec, arguments: dict[str, Any]) -> list[str]:
@@ -89,7 +112,7 @@ def call_tool(
     spec = specs.get(name)
     if spec is None:
         raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}; known: {', '.join(specs)}")
-    problems = schema_errors(spec, arguments)
+    problems = oversized(arguments) or schema_errors(spec, arguments)
     if problems:
         message = {"error": {"code": "invalid_arguments", "message": "; ".join(problems)}}
         return text_result(message, is_error=True)
@@ -122,7 +145,11 @@ def build_server(base_url: str | None = None) -> Server[Any]:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read, write):
+    """Serve over stdin/stdout; every line first passes the JSON-RPC gate (``mcp_stdio``)."""
+    out = LineWriter(sys.stdout.buffer)
+    stdin: Any = anyio.wrap_file(GatedStdin(sys.stdin.buffer, out))  # type: ignore[arg-type]
+    stdout: Any = anyio.wrap_file(out)  # type: ignore[arg-type]
+    async with stdio_server(stdin, stdout) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 

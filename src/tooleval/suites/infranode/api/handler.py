@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote
 
 from tooleval.suites.infranode.api import errors
 from tooleval.suites.infranode.api.boards import (
@@ -27,7 +27,7 @@ from tooleval.suites.infranode.api.envelope import (
 from tooleval.suites.infranode.api.facts import City, city_index, poi_types, snapshot
 from tooleval.suites.infranode.api.overview import overview, register_entry, register_list
 from tooleval.suites.infranode.api.payloads_places import typed_poi
-from tooleval.suites.infranode.api.queries import compare, sources_page
+from tooleval.suites.infranode.api.queries import compare, sources_page, whole_number
 from tooleval.suites.infranode.api.seeded import Dice
 from tooleval.suites.infranode.api.slugs import resolve_slug
 
@@ -37,11 +37,12 @@ STATIONS_MAX_LIMIT = 100
 
 
 def split_request(path: str, query: Mapping[str, str] | None) -> tuple[Request, list[str]]:
-    """Decode a path (percent-encoded or not, optional ``?query``) into segments + query."""
-    parts = urlsplit(path)
-    merged = dict(parse_qsl(parts.query, keep_blank_values=True))
+    """Decode a path (percent-encoded or not, optional ``?query``) into segments + query.
+    Any text is a path here (``//[x`` too: no URL parser that could raise)."""
+    raw_path, _, raw_query = path.partition("#")[0].partition("?")
+    merged = dict(parse_qsl(raw_query, keep_blank_values=True))
     merged.update(query or {})
-    segments = [unquote(s) for s in parts.path.split("/") if s]
+    segments = [unquote(s) for s in raw_path.split("/") if s]
     return Request("/" + "/".join(segments), merged), segments
 
 
@@ -118,9 +119,10 @@ def parse_limit(raw: str | None) -> int | str | None:
     """``limit`` of the stations catalogue: None, a clamped int, or an error message."""
     if raw is None:
         return None
-    if not raw.strip().isdigit() or int(raw) < 1:
-        return f"limit muss eine ganze Zahl >= 1 sein, nicht '{raw}'."
-    return min(int(raw), STATIONS_MAX_LIMIT)
+    value = whole_number(raw)
+    if value is None or value < 1:
+        return f"limit muss eine ganze Zahl >= 1 sein, nicht '{raw[:40]}'."
+    return min(value, STATIONS_MAX_LIMIT)
 
 
 def stations_route(request: Request, city: City, key: str) -> ApiResponse:

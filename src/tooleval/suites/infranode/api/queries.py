@@ -16,13 +16,26 @@ COMPARE_SORTS = ("city", "source_status")
 SOURCE_SORTS = ("source", "enabled", "license")
 
 
+HUGE = 10**18
+
+
+def whole_number(raw: str) -> int | None:
+    """A query value as a whole number >= 0 (ASCII digits only; beyond 18 digits it counts as
+    ``HUGE``, so a 5,000-digit value is a large number, not a crash); None otherwise."""
+    text = raw.strip()
+    if not text or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) if len(text) <= 18 else HUGE
+
+
 def _int_param(request: Request, name: str, default: int, minimum: int) -> int | str:
     raw = request.query.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.strip().isdigit() or int(raw) < minimum:
-        return f"Parameter {name} muss eine ganze Zahl >= {minimum} sein, nicht '{raw}'."
-    return int(raw)
+    value = whole_number(raw)
+    if value is None or value < minimum:
+        return f"Parameter {name} muss eine ganze Zahl >= {minimum} sein, nicht '{raw[:40]}'."
+    return value
 
 
 def page_params(request: Request, sorts: tuple[str, ...]) -> dict[str, Any] | str:

@@ -43,8 +43,14 @@ def resolve_slug(name: str) -> str | None:
     return None
 
 
+HINT_MAX_CHARS = 100  # no city name is longer; comparing a megabyte name would take seconds
+
+
 def nearest_slug(name: str) -> str | None:
-    """The closest canonical slug by sequence similarity over slugs and aliases (hint only)."""
+    """The closest canonical slug by sequence similarity over slugs and aliases (hint only;
+    none for a name longer than ``HINT_MAX_CHARS``)."""
+    if len(name) > HINT_MAX_CHARS:
+        return None
     keys = fold_variants(name)
     if not keys:
         return None
