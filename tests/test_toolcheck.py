@@ -199,7 +199,7 @@ def test_a_server_that_drops_tools_stops_the_run_before_a_run_of_zeros(
     assert check["needed_tokens"] > 0 and check["tools"] == 2
     assert document["stop_reason"].startswith(STOP_REASON)
     assert document["items"] == [] and document["complete"] is False
-    assert read_journal(journal_path(tmp_path / "r.json"))[1] == []
+    assert read_journal(journal_path(tmp_path / "r.json")).records == []
 
 
 def test_a_server_that_renders_tools_passes_with_one_extra_tiny_request(tmp_path: Path) -> None:
