@@ -1,9 +1,10 @@
 """A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours; it
 rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default).
 
-Like a real server, it reports the size of the prompt it built from each request: every
-answer's ``usage.prompt_tokens`` is a count of the request's messages and, when the server
-renders them, its tools (4 characters a token). ``tools`` says when it does: ``honoured``
+Given a ``tools`` policy it reports, like a real server, the size of the prompt it built from
+each request: every answer's ``usage.prompt_tokens`` is then a count of the request's messages
+and, when the server renders them, its tools (4 characters a token); without one it sends the
+scripted usage as it is. ``tools`` says when the tools are rendered: ``honoured``
 (always), ``dropped`` (never: a server that ignores the ``tools`` array) or
 ``with_tool_choice`` (only when the request names a ``tool_choice``, as llama-cpp-python's
 ``chatml-function-calling`` format does).
@@ -21,14 +22,14 @@ from typing import Any, Literal
 from .base import Received, Reply, ScriptedServer, truncated
 from .strict_openai import OpenAIRules
 
-ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"]
+ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"] | None
 
 
 class OpenAIServer(ScriptedServer):
     """A scripted chat-completions server that counts the prompts it is sent."""
 
     def __init__(
-        self, replies: Iterable[Reply], tools: ToolPolicy = "honoured", flavour: str = "openai"
+        self, replies: Iterable[Reply], tools: ToolPolicy = None, flavour: str = "openai"
     ) -> None:
         super().__init__(
             replies,
@@ -43,7 +44,7 @@ class OpenAIServer(ScriptedServer):
         body = reply.body
         if not isinstance(body, dict) or not isinstance(body.get("usage"), dict):
             return reply
-        if not isinstance(record.body, dict):
+        if not isinstance(record.body, dict) or self.tools is None:
             return reply
         body = copy.deepcopy(body)
         rendered = renders_tools(record.body, self.tools)
@@ -70,7 +71,7 @@ def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def serve(*replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai") -> OpenAIServer:
+def serve(*replies: Reply, tools: ToolPolicy = None, flavour: str = "openai") -> OpenAIServer:
     """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
     ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
     return OpenAIServer(replies, tools, flavour)
