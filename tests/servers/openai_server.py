@@ -1,10 +1,12 @@
 """A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours; it
 rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default).
 
-Given a ``tools`` policy it reports, like a real server, the size of the prompt it built from
-each request: every answer's ``usage.prompt_tokens`` is then a count of the request's messages
-and, when the server renders them, its tools (4 characters a token); without one it sends the
-scripted usage as it is. ``tools`` says when the tools are rendered: ``honoured``
+Given a ``tools`` policy it reports, like a real server, the size of the prompt it built
+from each request: every answer's ``usage.prompt_tokens`` is then a count of the request's
+messages and, when the server renders them, its tools (4 characters a token); with
+``tools=None``, or when the script's own count is not a whole number >= 0 or its body is too
+deep to copy, it sends the scripted usage as it is.
+``tools`` says when the tools are rendered: ``honoured``
 (always), ``dropped`` (never: a server that ignores the ``tools`` array) or
 ``with_tool_choice`` (only when the request names a ``tool_choice``, as llama-cpp-python's
 ``chatml-function-calling`` format does).
@@ -29,7 +31,7 @@ class OpenAIServer(ScriptedServer):
     """A scripted chat-completions server that counts the prompts it is sent."""
 
     def __init__(
-        self, replies: Iterable[Reply], tools: ToolPolicy = None, flavour: str = "openai"
+        self, replies: Iterable[Reply], tools: ToolPolicy = "honoured", flavour: str = "openai"
     ) -> None:
         super().__init__(
             replies,
@@ -46,7 +48,13 @@ class OpenAIServer(ScriptedServer):
             return reply
         if not isinstance(record.body, dict) or self.tools is None:
             return reply
-        body = copy.deepcopy(body)
+        scripted = body["usage"].get("prompt_tokens")
+        if not isinstance(scripted, int) or scripted < 0:
+            return reply  # a count the script made up on purpose stays as it is
+        try:
+            body = copy.deepcopy(body)
+        except RecursionError:  # a hostile body 900 levels deep goes out as scripted
+            return reply
         rendered = renders_tools(record.body, self.tools)
         body["usage"]["prompt_tokens"] = prompt_size(record.body, rendered)
         return replace(reply, body=body)
@@ -71,7 +79,7 @@ def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def serve(*replies: Reply, tools: ToolPolicy = None, flavour: str = "openai") -> OpenAIServer:
+def serve(*replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai") -> OpenAIServer:
     """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
     ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
     return OpenAIServer(replies, tools, flavour)
