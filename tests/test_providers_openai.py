@@ -123,6 +123,18 @@ def test_history_with_tool_calls_and_results_renders_in_openai_format() -> None:
     ]
 
 
+def test_a_tool_call_turn_without_text_is_null_except_where_the_preset_needs_a_string() -> None:
+    """llama-cpp-python's server validates assistant content as a string: null is HTTP 500."""
+    turn = Message("assistant", None, tool_calls=(NativeToolCall("get_weather", "{}", "c1"),))
+    request = GenerationRequest(messages=(Message("user", "Wetter?"), turn), max_tokens=8)
+    by_preset = {
+        name: build_openai_body(request, "m", PRESETS[name])["messages"][1]["content"]
+        for name in ("openai", "vllm", "llamacpp")
+    }
+    assert by_preset == {"openai": None, "vllm": None, "llamacpp": ""}
+    assert build_openai_body(request, "m")["messages"][1]["content"] is None
+
+
 # --- pure response parsing ------------------------------------------------------------
 
 

@@ -1,25 +1,88 @@
 """A loopback ``POST /v1/chat/completions`` server with OpenAI-shaped scripted behaviours; it
-rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default)."""
+rejects what the chosen server rejects (``strict_openai``: the OpenAI API by default).
+
+Given a ``tools`` policy it reports, like a real server, the size of the prompt it built
+from each request: every answer's ``usage.prompt_tokens`` is then a count of the request's
+messages and, when the server renders them, its tools (4 characters a token); with
+``tools=None``, or when the script's own count is not a whole number >= 0 or its body is too
+deep to copy, it sends the scripted usage as it is.
+``tools`` says when the tools are rendered: ``honoured``
+(always), ``dropped`` (never: a server that ignores the ``tools`` array) or
+``with_tool_choice`` (only when the request names a ``tool_choice``, as llama-cpp-python's
+``chatml-function-calling`` format does).
+"""
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Mapping
-from typing import Any
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Literal
 
-from .base import Reply, ScriptedServer, truncated
+from .base import Received, Reply, ScriptedServer, truncated
 from .strict_openai import OpenAIRules
 
+ToolPolicy = Literal["honoured", "dropped", "with_tool_choice"] | None
 
-def serve(*replies: Reply, flavour: str = "openai") -> ScriptedServer:
+
+class OpenAIServer(ScriptedServer):
+    """A scripted chat-completions server that counts the prompts it is sent."""
+
+    def __init__(
+        self, replies: Iterable[Reply], tools: ToolPolicy = "honoured", flavour: str = "openai"
+    ) -> None:
+        super().__init__(
+            replies,
+            lambda method, path: method == "POST" and path == "/v1/chat/completions",
+            prefix="/v1",
+            rules=OpenAIRules(flavour),
+        )
+        self.tools = tools
+
+    def _answer(self, number: int, record: Received) -> Reply:
+        reply = super()._answer(number, record)
+        body = reply.body
+        if not isinstance(body, dict) or not isinstance(body.get("usage"), dict):
+            return reply
+        if not isinstance(record.body, dict) or self.tools is None:
+            return reply
+        scripted = body["usage"].get("prompt_tokens")
+        if not isinstance(scripted, int) or scripted < 0:
+            return reply  # a count the script made up on purpose stays as it is
+        try:
+            body = copy.deepcopy(body)
+        except RecursionError:  # a hostile body 900 levels deep goes out as scripted
+            return reply
+        rendered = renders_tools(record.body, self.tools)
+        body["usage"]["prompt_tokens"] = prompt_size(record.body, rendered)
+        return replace(reply, body=body)
+
+    def __enter__(self) -> OpenAIServer:
+        super().__enter__()
+        return self
+
+
+def renders_tools(request: Mapping[str, Any], policy: ToolPolicy) -> bool:
+    if not request.get("tools") or policy == "dropped":
+        return False
+    return policy == "honoured" or "tool_choice" in request
+
+
+def prompt_size(request: Mapping[str, Any], with_tools: bool) -> int:
+    """Tokens of the prompt a server builds from ``request``: 4 characters a token."""
+    messages = request.get("messages") or []
+    text = "".join(f"<|{m.get('role')}|>{m.get('content') or ''}" for m in messages)
+    if with_tools:
+        text += json.dumps(request.get("tools"), ensure_ascii=False)
+    return max(1, math.ceil(len(text) / 4))
+
+
+def serve(*replies: Reply, tools: ToolPolicy = "honoured", flavour: str = "openai") -> OpenAIServer:
     """A server for ``replies``; point a client at ``server.base_url`` (it ends in ``/v1``).
     ``flavour`` picks whose rules it enforces (``strict_openai.FLAVOURS``)."""
-    return ScriptedServer(
-        replies,
-        lambda method, path: method == "POST" and path == "/v1/chat/completions",
-        prefix="/v1",
-        rules=OpenAIRules(flavour),
-    )
+    return OpenAIServer(replies, tools, flavour)
 
 
 def completion(message: Mapping[str, Any], finish_reason: str = "stop", **usage: Any) -> Any:

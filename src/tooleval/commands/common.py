@@ -42,7 +42,10 @@ EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     EXIT_OK: "done (a run: every planned item answered)",
-    EXIT_FAILED: "a check failed (selftest, audit, schema gate, routing misses, routing baseline)",
+    EXIT_FAILED: (
+        "a check failed (selftest, audit, schema gate, routing misses, routing baseline, "
+        "tools check)"
+    ),
     EXIT_BAD_INPUT: "bad input: a flag out of range, an unknown name, an unreadable file",
     EXIT_INCOMPLETE: "a run stopped incomplete; its results file is written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); what was answered is kept",
@@ -388,6 +391,10 @@ def run_flags() -> argparse.ArgumentParser:
         help="off|low|medium|high|N (tokens): mapped to the model family's own field "
         "(default: the family's own behaviour)",
     )  # fmt: skip
+    g.add_argument(
+        "--no-tools-check", dest="tools_check", action="store_false",
+        help="native mode: do not check that the server put the tools into the prompt",
+    )  # fmt: skip
     s = p.add_argument_group("items")
     s.add_argument(
         "--limit", type=setting("limit"), default=None, metavar="N", help="first N tasks"
@@ -497,6 +504,7 @@ def config_from_args(
         max_rounds=getattr(args, "max_rounds", 4),
         categories=tuple(args.category or ()),
         task_ids=tuple(args.case),
+        tools_check=args.tools_check,
         **extra,
     )
 

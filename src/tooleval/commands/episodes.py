@@ -21,6 +21,7 @@ from rich.table import Table
 
 from tooleval.commands import COMMANDS
 from tooleval.commands.common import (
+    EXIT_FAILED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -42,6 +43,7 @@ from tooleval.commands.judging import add_verdicts, judge_flags, judge_for
 from tooleval.records import ConversationRecord
 from tooleval.runner import default_results_path, load_run_suite, run_conversations
 from tooleval.runner.results import write_results
+from tooleval.runner.toolcheck import ToolsNotDelivered
 from tooleval.suites import SUITE_NAMES
 
 NAME = "episodes"
@@ -118,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         if judge is not None:
             add_verdicts(judge, args.judge_all, suite, records, document)
             write_results(default_results_path(config), document)
+    except ToolsNotDelivered as exc:
+        return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
     except (ValueError, OSError) as exc:
         return fail(NAME, exc)
     except KeyboardInterrupt:

@@ -51,6 +51,7 @@ from tooleval.providers.presets import PRESETS, chat_url
 from tooleval.records import ConversationRecord
 from tooleval.runner import load_run_suite, run_conversations, select_tasks
 from tooleval.runner.records import RunConfig
+from tooleval.runner.toolcheck import ToolsNotDelivered
 from tooleval.suites.cesium.preflight import ROUTERS, Routed, preflight, select_scenarios
 
 NAME = "model-tools"
@@ -200,6 +201,8 @@ def run_live(args: argparse.Namespace) -> int:
     extra = {"provider_usage_before": usage}
     try:
         document = run_conversations(config, provider, suite=suite, on_record=progress, extra=extra)
+    except ToolsNotDelivered as exc:
+        return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
     except (ValueError, OSError) as exc:
         return fail(NAME, exc)
     except KeyboardInterrupt:

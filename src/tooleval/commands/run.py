@@ -15,6 +15,7 @@ from rich.table import Table
 
 from tooleval.commands import COMMANDS
 from tooleval.commands.common import (
+    EXIT_FAILED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -32,6 +33,7 @@ from tooleval.providers.base import Provider
 from tooleval.records import DECODINGS, Decoding
 from tooleval.runner import load_run_suite, run_suite
 from tooleval.runner.records import ItemRecord, RunConfig
+from tooleval.runner.toolcheck import ToolsNotDelivered
 from tooleval.suites import SUITE_NAMES, Suite
 
 NAME = "run"
@@ -149,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(NAME, exc)
     try:
         return execute(config, suite, provider, console)
+    except ToolsNotDelivered as exc:
+        return fail(NAME, f"{exc}; results: {config.output}", EXIT_FAILED)
     except ValueError as exc:  # ResumeError included
         return fail(NAME, exc)
     except OSError as exc:

@@ -67,10 +67,13 @@ reasoning blocks": pass them back unmodified, openrouter.ai/docs/use-cases/reaso
 and the ``reasoning`` text beside them."""
 
 
-def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def render_openai_messages(
+    messages: Sequence[Message], tool_turn_content: str | None = None
+) -> list[dict[str, Any]]:
     """Chat messages in the OpenAI format, including assistant tool calls and tool results.
     Unreadable calls go back as text (``history.readable``); a tool-call turn carries back the
-    reasoning fields its answer had."""
+    reasoning fields its answer had, and ``tool_turn_content`` as its content when it had no
+    text (None: ``null``, as the OpenAI API documents it; ``Preset.tool_turn_content``)."""
     rendered: list[dict[str, Any]] = []
     for index, message in enumerate(readable(messages)):
         if message.role == "tool":
@@ -84,6 +87,8 @@ def render_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             continue
         item: dict[str, Any] = {"role": message.role, "content": message.content}
         if message.role == "assistant" and message.tool_calls:
+            if item["content"] is None:
+                item["content"] = tool_turn_content
             item.update(own(message.provider_data, "openai"))
             item["tool_calls"] = [
                 {
@@ -151,11 +156,20 @@ def settings_for(
 def build_openai_body(
     request: GenerationRequest, model: str, preset: Preset | None = None
 ) -> dict[str, Any]:
-    """The JSON body of one chat-completions request (tools only in native mode)."""
+    """The JSON body of one chat-completions request (tools only in native mode).
+
+    Tools always go with an explicit ``tool_choice`` (``"auto"``, the OpenAI default, unless
+    the preset says otherwise): llama-cpp-python's ``chatml-function-calling`` leaves the tools
+    out of the prompt when a request has none (docs/backends/llama-cpp.md)."""
     _, fields = settings_for(request, model, preset)
-    body: dict[str, Any] = {"model": model, "messages": render_openai_messages(request.messages)}
+    empty = preset.tool_turn_content if preset else None
+    messages = render_openai_messages(request.messages, empty)
+    body: dict[str, Any] = {"model": model, "messages": messages}
     if request.tools:
         body["tools"] = [tool.to_openai() for tool in request.tools]
+        choice = preset.tool_choice if preset else "auto"
+        if choice is not None:
+            body["tool_choice"] = choice
     body.update(fields)
     if preset is not None and preset.body_fields is not None:
         body = {key: value for key, value in body.items() if key in preset.body_fields}

@@ -24,8 +24,11 @@ class Preset:
     request body. ``chat_path`` is the chat endpoint's path below ``base_url``; ``body_fields``
     (when set) are the only body fields sent (a proxy that fixes everything else server-side).
     ``default_model`` is used when no model is given; ``rpm`` is the per-minute limit runs pace
-    themselves under by default. What a model accepts (sampling, the token field, the reasoning
-    control) is not a preset's business but its family's: ``providers.families``.
+    themselves under by default. ``tool_choice`` is sent with every request that offers tools
+    (None: not sent). ``tool_turn_content`` is the content of an assistant turn that has tool
+    calls and no text (None: ``null``; llama-cpp-python's server answers ``null`` with HTTP
+    500, so ``llamacpp`` sends ``""``). What a model accepts (sampling, the token field, the
+    reasoning control) is not a preset's business but its family's: ``providers.families``.
     """
 
     name: str
@@ -38,6 +41,8 @@ class Preset:
     body_fields: frozenset[str] | None = None
     default_model: str | None = None
     rpm: float | None = None
+    tool_choice: str | None = "auto"
+    tool_turn_content: str | None = None
 
     @property
     def needs_key(self) -> bool:
@@ -76,7 +81,7 @@ PRESETS: dict[str, Preset] = {
     "vllm": Preset("vllm", "http://localhost:8000/v1"),
     "sglang": Preset("sglang", "http://localhost:30000/v1"),
     "ollama": Preset("ollama", "http://localhost:11434/v1"),
-    "llamacpp": Preset("llamacpp", "http://localhost:8080/v1"),
+    "llamacpp": Preset("llamacpp", "http://localhost:8080/v1", tool_turn_content=""),
     # Hosts of the two non-OpenAI backends, so key_for guards them the same way.
     "gemini": Preset(
         "gemini", "https://generativelanguage.googleapis.com", ("GEMINI_API_KEY", "GOOGLE_API_KEY")

@@ -35,6 +35,7 @@ from tooleval.runner.results import (
     write_results,
 )
 from tooleval.runner.resume import ResumeError, journal_header, open_journal, previous_records
+from tooleval.runner.toolcheck import guard_tools, tools_check_section
 from tooleval.suites import Suite, load_suite
 
 __all__ = [
@@ -139,6 +140,7 @@ def run_suite(
                 on_record(record)
 
         control = RunControl(config.policy)
+        checked, guard = guard_tools(provider, config, control)
         sessions = [
             ItemSession(task, repeat, suite, config)
             for repeat in range(config.repeats)
@@ -147,13 +149,14 @@ def run_suite(
         ]
         started = now_iso()
         try:
-            Dispatcher(provider, control, finish).run(sessions)
+            Dispatcher(checked, control, finish).run(sessions)
         finally:
             journal.close()
             document = build_results(
                 config, suite, tasks, records, started, control.stop_reason,
                 identities=(identity, earlier.identities),
             )  # fmt: skip
+            document["tools_check"] = tools_check_section(guard)
             document["request_settings"] = settings
             write_results(output, document)
     return document
@@ -186,6 +189,7 @@ def run_conversations(
             on_record(record)
 
     control = RunControl(config.policy)
+    checked, guard = guard_tools(provider, config, control)
     sessions: Sequence[Conversation] = [
         Conversation(task, repeat, suite, config)
         for repeat in range(config.repeats)
@@ -195,11 +199,12 @@ def run_conversations(
     output = default_results_path(config)
     with run_lock(output):
         try:
-            Dispatcher(provider, control, finish).run(sessions)
+            Dispatcher(checked, control, finish).run(sessions)
         finally:
             document = build_conversation_results(
                 config, suite, tasks, records, started, control.stop_reason
             )
+            document["tools_check"] = tools_check_section(guard)
             document["request_settings"] = settings
             document.update(extra or {})
             write_results(output, document)

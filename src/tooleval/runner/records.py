@@ -74,7 +74,8 @@ class RunConfig:
 
     ``max_rounds`` and ``max_result_chars`` apply to multi-turn runs; ``suite_options`` go to
     the suite (InfraNode: ``api_base_url``; Cesium: ``router``). ``temperature`` and ``top_p``
-    None leave sampling to the model family's defaults (``providers.families``).
+    None leave sampling to the model family's defaults (``providers.families``). ``tools_check``
+    checks that an OpenAI-compatible server put the tools into the prompt (``runner.toolcheck``).
     """
 
     suite: str = "infranode"
@@ -108,6 +109,7 @@ class RunConfig:
     categories: tuple[str, ...] = ()
     task_ids: tuple[str, ...] = ()
     suite_options: tuple[tuple[str, str], ...] = ()
+    tools_check: bool = True
 
     def __post_init__(self) -> None:
         for name in (*INT_RANGES, *FLOAT_RANGES):
