@@ -154,6 +154,26 @@ def test_pythonic_arguments_are_never_evaluated() -> None:
     assert parse_text("[weather(slug=exit())]", TOOLS).reason == "invalid_arguments_json"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('route(from="bonn", to="koeln")', ToolCall("route", {"from": "bonn", "to": "koeln"})),
+        ('[trains(from="bonn", limit=3)]', ToolCall("trains", {"from": "bonn", "limit": 3})),
+        ("```tool_code\nimport_data(global=True)\n```", ToolCall("import_data", {"global": True})),
+        ("or(a=1)", ToolCall("or", {"a": 1})),
+        ('weather(slug="or(", class="x")', ToolCall("weather", {"slug": "or(", "class": "x"})),
+    ],
+)
+def test_python_keywords_are_names_in_pythonic_calls(text: str, expected: ToolCall) -> None:
+    """Parameter names such as ``from`` or ``class`` are common in tool schemas; Python's own
+    parser refuses them as keyword arguments, the pythonic reader does not."""
+    assert parse_text(text).first == expected
+
+
+def test_a_keyword_inside_an_expression_is_not_renamed() -> None:
+    assert parse_text("weather(slug=1 if True else 2)").first is None
+
+
 def test_unknown_escapes_in_python_strings_are_kept_without_warnings() -> None:
     result = parse_text('weather(slug="C:\\daten\\stadt")', TOOLS)
     assert result.first == ToolCall("weather", {"slug": "C:\\daten\\stadt"})

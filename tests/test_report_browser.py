@@ -298,12 +298,14 @@ def test_summary_links_open_the_items_behind_each_number(
     )
     assert link.text == shown  # call_match_resource_key of the mixed run
     link.click()
+    wait_for(browser, lambda: len(row_cells(browser)) == 24)  # the hash change renders async
     cells = row_cells(browser)
     assert len(cells) == 24 and {(c[0], c[2]) for c in cells} == {("mixed", "resource_key")}
     hits = sum(1 for c in cells if c[4] == "✓")
     assert f"{100 * hits / 24:.1f}" == shown  # the number is the share of these rows
     errors = browser.find_element(By.CSS_SELECTOR, 'a[href="#run=mixed&err=quota_exhausted"]')
     errors.click()
+    wait_for(browser, lambda: len(row_cells(browser)) == len(QUOTA_TASKS))
     assert sorted(c[1] for c in row_cells(browser)) == sorted(QUOTA_TASKS)
 
 
@@ -325,7 +327,9 @@ def test_comparison_links_open_both_outputs_side_by_side(
     )
     assert link.text == str(len(only_gold))
     link.click()
-    cards = browser.find_elements(By.CSS_SELECTOR, ".x-pair")
+    pairs = ".x-pair"
+    wait_for(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, pairs)) == len(only_gold))
+    cards = browser.find_elements(By.CSS_SELECTOR, pairs)
     assert sorted(c.get_attribute("data-item") or "" for c in cards) == sorted(only_gold)
     first = cards[0].find_elements(By.CSS_SELECTOR, ".x-side")
     assert len(first) == 2 and "gold" in first[0].text and "mixed" in first[1].text
@@ -337,7 +341,7 @@ def test_comparison_links_open_both_outputs_side_by_side(
     )
     assert both.text == "88"  # 91 items, 3 lost to the quota in the mixed run
     both.click()
-    assert len(browser.find_elements(By.CSS_SELECTOR, ".x-pair")) == 88
+    wait_for(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, pairs)) == 88)
 
 
 def expand(driver: WebDriver, task_id: str, run: str) -> WebElement:

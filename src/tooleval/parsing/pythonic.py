@@ -10,14 +10,18 @@ where these models put one:
 4. a line that is exactly a bracketed list of calls (at most ``MAX_CANDIDATES`` such lines).
 
 Arguments must be keyword arguments with literal values (strings, numbers, ``True``/``False``/
-``None``, lists, tuples, dicts); ``print(call(...))`` is read as ``call(...)``. A call in the
+``None``, lists, tuples, dicts); ``print(call(...))`` is read as ``call(...)``. A Python
+keyword as a tool or parameter name (``route(from="bonn")``) is read as a name. A call in the
 middle of a sentence (``Dafür eignet sich weather(slug)``) is a mention and is not read.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import keyword
 import re
+import tokenize
 from itertools import islice
 from typing import Any, Final
 
@@ -35,6 +39,37 @@ _PYTHON_TAGS: Final = (
     ("<|python_tag|>", "<|eom_id|>"),
 )
 _MAX_DOTS: Final = 8
+_KEYWORD_MARK: Final = "_tooleval_keyword_"
+"""Prefix that lets Python's parser read a keyword used as a name; removed again after."""
+
+
+def _name(identifier: str) -> str:
+    return identifier.removeprefix(_KEYWORD_MARK)
+
+
+def _names_a_call_or_argument(tokens: list[tokenize.TokenInfo], index: int) -> bool:
+    token = tokens[index]
+    following = tokens[index + 1].string if index + 1 < len(tokens) else ""
+    return (
+        token.type == tokenize.NAME and keyword.iskeyword(token.string) and following in ("(", "=")
+    )
+
+
+def unkeyworded(text: str) -> str | None:
+    """``text`` with every Python keyword that names a call or a keyword argument
+    (``from=``, ``or(``) marked so that Python's parser reads it; None when there is none or
+    the text cannot be tokenized."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    marked = [i for i in range(len(tokens)) if _names_a_call_or_argument(tokens, i)]
+    if not marked:
+        return None
+    pairs = [(t.type, t.string) for t in tokens]
+    for index in marked:
+        pairs[index] = (tokenize.NAME, _KEYWORD_MARK + tokens[index].string)
+    return str(tokenize.untokenize(pairs))
 
 
 def _dotted_name(node: ast.expr) -> str | None:
@@ -45,18 +80,18 @@ def _dotted_name(node: ast.expr) -> str | None:
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    return ".".join([node.id, *reversed(parts)])
+    return ".".join(_name(part) for part in [node.id, *reversed(parts)])
 
 
 def _arguments(call: ast.Call) -> dict[str, Any] | Broken:
     if call.args:
         return Broken("arguments_not_object")
     arguments: dict[str, Any] = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:
+    for argument in call.keywords:
+        if argument.arg is None:
             return Broken("arguments_not_object")
         try:
-            arguments[keyword.arg] = literal_value(keyword.value, 2)
+            arguments[_name(argument.arg)] = literal_value(argument.value, 2)
         except TooDeep:
             return Broken("too_deep")
         except NotLiteral:
@@ -111,6 +146,8 @@ def pythonic_items(text: str) -> list[Item]:
 def _ast_items(stripped: str) -> list[Item]:
     """The calls of a pythonic text read with Python's parser (literals only, never run)."""
     statements = parse_statements(stripped)
+    if statements is None and (marked := unkeyworded(stripped)) is not None:
+        statements = parse_statements(marked)
     if not statements:
         return []
     calls: list[ast.Call] = []
