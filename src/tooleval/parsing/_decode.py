@@ -46,10 +46,11 @@ TOO_DEEP: Final = Decoded(reason="too_deep")
 """The two failures, shared (records are immutable; building one costs a microsecond)."""
 
 
-def skip_string(text: str, pos: int) -> int:
-    """Return the index just past the JSON string whose body starts at ``pos`` (or ``len``)."""
+def skip_string(text: str, pos: int, stop: re.Pattern[str] = _STRING_STOP) -> int:
+    """Return the index just past the string whose body starts at ``pos`` (or ``len``):
+    ``stop`` matches its closing quote or a backslash (default: a JSON string's)."""
     while True:
-        match = _STRING_STOP.search(text, pos)
+        match = stop.search(text, pos)
         if match is None:
             return len(text)
         if match.group() == "\\":

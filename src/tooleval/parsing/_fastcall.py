@@ -17,6 +17,8 @@ import math
 import re
 from typing import Any, Final
 
+from tooleval.parsing._literal import NAMED_LITERALS
+
 _TOKEN: Final = re.compile(
     r"[ \t\f\r\n]*(?:"
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
@@ -28,14 +30,6 @@ _TOKEN: Final = re.compile(
 _UNSAFE: Final = re.compile(r"[\x00\ud800-\udfff]")
 """NUL and lone surrogates make Python's parser refuse the whole text, even inside a string.
 (A comment, a backslash or any other character outside a token ends the fast path anyway.)"""
-_NAMED: Final[dict[str, Any]] = {
-    "True": True,
-    "False": False,
-    "None": None,
-    "true": True,
-    "false": False,
-    "null": None,
-}
 _MAX_NESTING: Final = 16
 _MAX_PARTS: Final = 8
 _NO_NEWLINE_BEFORE_PAREN: Final = re.compile(r"[A-Za-z0-9_.]+[ \t\f]*\(")
@@ -118,8 +112,8 @@ class _Reader:
             return text[1:-1]
         if kind == "number":
             return _number(text)
-        if kind == "name" and text in _NAMED:
-            return _NAMED[text]
+        if kind == "name" and text in NAMED_LITERALS:
+            return NAMED_LITERALS[text]
         if kind == "punct" and text in "[{" and depth < _MAX_NESTING:
             return self.list(depth + 1) if text == "[" else self.dict(depth + 1)
         raise _Fallback

@@ -20,9 +20,9 @@ import threading
 import warnings
 from typing import Any, Final
 
-from tooleval.parsing._decode import INVALID_JSON, MAX_DEPTH, TOO_DEEP, Decoded
+from tooleval.parsing._decode import INVALID_JSON, MAX_DEPTH, TOO_DEEP, Decoded, skip_string
 
-_NAMED: Final[dict[str, Any]] = {
+NAMED_LITERALS: Final[dict[str, Any]] = {
     "True": True,
     "False": False,
     "None": None,
@@ -92,8 +92,8 @@ def literal_value(node: ast.expr, depth: int = 1) -> Any:
     """The JSON-like value of a literal node; raises ``NotLiteral`` or ``TooDeep``."""
     if isinstance(node, ast.Constant):
         return _constant(node.value)
-    if isinstance(node, ast.Name) and node.id in _NAMED:
-        return _NAMED[node.id]
+    if isinstance(node, ast.Name) and node.id in NAMED_LITERALS:
+        return NAMED_LITERALS[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         value = node.operand.value if isinstance(node.operand, ast.Constant) else None
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -138,19 +138,6 @@ def decode_loose(text: str) -> Decoded:
         return INVALID_JSON
 
 
-def _skip_quoted(text: str, pos: int, quote: str) -> int:
-    """Index just past the string whose body starts at ``pos`` (or ``len(text)``)."""
-    stop = _QUOTE_STOP[quote]
-    while True:
-        match = stop.search(text, pos)
-        if match is None:
-            return len(text)
-        if match.group() == "\\":
-            pos = match.end() + 1
-        else:
-            return match.end()
-
-
 def balanced_end(text: str, start: int) -> int:
     """End of the bracketed value opening at ``text[start]``, or -1 when it never closes.
 
@@ -164,7 +151,7 @@ def balanced_end(text: str, start: int) -> int:
             return -1
         char, pos = match.group(), match.end()
         if char in _QUOTE_STOP:
-            pos = _skip_quoted(text, pos, char)
+            pos = skip_string(text, pos, _QUOTE_STOP[char])
         elif char in _OPEN:
             depth += 1
         else:
