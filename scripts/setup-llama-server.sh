@@ -2,8 +2,8 @@
 # Set up a separate virtual environment with llama-cpp-python's OpenAI-compatible server, the
 # real serving stack that the tests marked real_server start on loopback (tests/test_real_server*.py).
 #
-# llama-cpp-python ships no Linux wheel on PyPI, so it is compiled here: about 750 CPU-seconds
-# (6-7 minutes on 2 idle cores; 31 minutes on our shared, loaded 2-core machine).
+# llama-cpp-python ships no Linux wheel on PyPI, so it is compiled here: about 270 CPU-seconds
+# (2.6 minutes on 2 idle cores, 680 MB peak memory; several times that on a loaded machine).
 # The build is portable: -DGGML_NATIVE=ON (the default, -march=native) made a library that died
 # with SIGILL on the first generation on one of our 2-core VMs. On x86-64 it targets AVX2 + FMA
 # + F16C (x86-64-v3) when this CPU has them, else plain x86-64. The multimodal library (llava,
@@ -66,7 +66,7 @@ have_server() {
 
 build_wheel() {
   local tmp="$WHEELS.partial.$$"
-  echo "compiling llama-cpp-python $VERSION (about 750 CPU-seconds: 6-7 min on 2 idle cores) with: $CMAKE_FLAGS" >&2
+  echo "compiling llama-cpp-python $VERSION (about 270 CPU-seconds: 2.6 min on 2 idle cores) with: $CMAKE_FLAGS" >&2
   rm -rf "$tmp" && mkdir -p "$tmp"
   CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
     quiet_pip "$VENV/bin/python" -m pip wheel --quiet --no-cache-dir --no-deps \
