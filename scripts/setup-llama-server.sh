@@ -3,7 +3,7 @@
 # real serving stack that the tests marked real_server start on loopback (tests/test_real_server*.py).
 #
 # llama-cpp-python ships no Linux wheel on PyPI, so it is compiled here: about 270 CPU-seconds
-# (2.6 minutes on 2 idle cores, 680 MB peak memory; several times that on a loaded machine).
+# (2.6 minutes on 2 idle cores, 663 MiB peak memory; several times that on a loaded machine).
 # The build is portable: -DGGML_NATIVE=ON (the default, -march=native) made a library that died
 # with SIGILL on the first generation on one of our 2-core VMs. On x86-64 it targets AVX2 + FMA
 # + F16C (x86-64-v3) when this CPU has them, else plain x86-64. The multimodal library (llava,
