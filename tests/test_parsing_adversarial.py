@@ -105,6 +105,12 @@ JUNK = (
     "```json\n{" * 400,
     "<|tool_call_begin|>functions.weather:0<|tool_call_argument_begin|>{" * 200,
     "weather(slug=" * 500,
+    'Action: weather\nAction Input: {"slug": ' * 200,
+    '>>>weather\n{"slug": ' * 300,
+    '<steptml:invoke name="weather"><steptml:parameter name="slug">' * 200,
+    "<function_calls><invoke><tool_name>weather</tool_name><parameters><slug>" * 150,
+    "<tool_call><name>weather</name><arguments><slug>" * 200,
+    "<function_calls>\nweather(slug=" * 300,
 )
 
 
@@ -133,6 +139,12 @@ MENTIONS = (
     "await weather(slug='bonn')",
     "- weather(slug='bonn')\n- air_quality(slug='bonn')\nWelche soll ich nehmen?",
     "Die Signatur ist weather(slug: str) -> dict.",
+    'Im ReAct-Format: Action: weather, dann Action Input: {"slug": "bonn"}.',
+    "Functionary schreibt >>>weather vor die Argumente (JSON).",
+    'Step-3 schreibt <steptml:invoke name="weather"><steptml:parameter name="slug">bonn.',
+    "Früher: <invoke><tool_name>weather</tool_name><parameters><slug>bonn</slug></parameters>.",
+    "Als Tags: <tool_call><name>weather</name></tool_call> – so sähe es aus.",
+    '{"action": "Final Answer", "action_input": "Das Wetter in Bonn ist mild."}',
 )
 
 

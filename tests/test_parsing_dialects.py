@@ -10,6 +10,7 @@ import pytest
 from tooleval.parsing import MAX_DEPTH, parse_native, parse_response, parse_text
 from tooleval.parsing._schema import canonical_name, coerce_value
 from tooleval.records import NativeToolCall, ToolCall, ToolSpec
+from tooleval.scoring import format_ok
 from tooleval.suites.infranode import load_tools
 
 TOOLS = load_tools()
@@ -230,3 +231,163 @@ def test_seed_reasoning_block_is_removed() -> None:
 )
 def test_prose_mentions_are_not_calls(text: str) -> None:
     assert not parse_text(text, TOOLS).ok
+
+
+# The LangChain key pairs, ReAct, Functionary, Step-3, Olmo 3, the older Anthropic format and
+# <tool_call> child tags: each read as the call it means, never as a different one.
+
+STEP3_STATIONS = (
+    '<|tool_calls_begin|><|tool_call_begin|>function<|tool_sep|><steptml:invoke name="stations">'
+    '<steptml:parameter name="slug">bonn</steptml:parameter>'
+    '<steptml:parameter name="limit">3</steptml:parameter>'
+    "</steptml:invoke><|tool_call_end|><|tool_calls_end|>"
+)
+LEGACY_STATIONS = (
+    "<function_calls>\n<invoke>\n<tool_name>stations</tool_name>\n<parameters>\n"
+    "<slug>bonn</slug>\n<limit>3</limit>\n</parameters>\n</invoke>\n</function_calls>"
+)
+CHILD_TAG_STATIONS = (
+    "<tool_call>\n<name>stations</name>\n<arguments>\n<slug>bonn</slug>\n<limit>3</limit>\n"
+    "</arguments>\n</tool_call>"
+)
+REACT = 'Thought: Ich brauche das Wetter.\nAction: weather\nAction Input: {"slug": "bonn"}'
+FUNCTIONARY = '>>>weather\n{"slug": "bonn"}'
+NEW_DIALECTS = {
+    "tool_input": ('{"tool": "weather", "tool_input": {"slug": "bonn"}}', "json_object"),
+    "action_input": ('{"action": "weather", "action_input": {"slug": "bonn"}}', "json_object"),
+    "react": (REACT, "react"),
+    "functionary": (FUNCTIONARY, "functionary"),
+    "step3": (
+        '<|tool_calls_begin|><|tool_call_begin|>function<|tool_sep|><steptml:invoke name="weather">'
+        '<steptml:parameter name="slug">bonn</steptml:parameter></steptml:invoke>'
+        "<|tool_call_end|><|tool_calls_end|>",
+        "xml_invoke",
+    ),
+    "olmo3": ('<function_calls>\nweather(slug="bonn")\n</function_calls>', "pythonic"),
+    "anthropic_legacy": (
+        "<function_calls><invoke><tool_name>weather</tool_name><parameters><slug>bonn</slug>"
+        "</parameters></invoke></function_calls>",
+        "xml_invoke",
+    ),
+    "xml_tags": (
+        '<tool_call><name>weather</name><arguments>{"slug": "bonn"}</arguments></tool_call>',
+        "xml_tags",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "extractor"), NEW_DIALECTS.values(), ids=NEW_DIALECTS.keys())
+def test_each_new_dialect_reads_the_call_with_its_arguments(text: str, extractor: str) -> None:
+    """Each was read as no call, or (``tool_input``) as ``weather`` with no arguments."""
+    result = parse_text(text, TOOLS)
+    assert result.first == ToolCall("weather", {"slug": "bonn"})
+    assert result.extractor == extractor
+
+
+@pytest.mark.parametrize(("text", "extractor"), NEW_DIALECTS.values(), ids=NEW_DIALECTS.keys())
+def test_the_new_dialects_are_not_the_requested_format(text: str, extractor: str) -> None:
+    result = parse_text(text, TOOLS)
+    assert result.ok and not result.exact
+    assert format_ok(result, "prompt") == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"tool": "weather", "tool_input": {"slug": "bonn"}}', {"slug": "bonn"}),
+        ('{"tool": "weather", "arguments": {"slug": "bonn"}}', {"slug": "bonn"}),
+        ('{"action": "get_city", "action_input": "{\\"slug\\": \\"jena\\"}"}', {"slug": "jena"}),
+        ('{"name": "weather", "arguments": {"slug": "bonn"}, "meta": {"a": 1}}', {"slug": "bonn"}),
+        ('{"name": "list_cities"}', {}),
+        ('{"name": "list_cities", "id": "call_1"}', {}),
+    ],
+)
+def test_json_key_families_read_their_arguments(text: str, expected: dict[str, Any]) -> None:
+    result = parse_text(text, TOOLS)
+    assert result.first is not None and result.first.arguments == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"name": "weather", "params": {"slug": "bonn"}}', "invalid_arguments_json"),
+        ('{"name": "weather", "action_input": {"slug": "bonn"}}', "invalid_arguments_json"),
+        ('{"tool_name": "weather", "tool_input": {"slug": "bonn"}}', "invalid_arguments_json"),
+        ('{"action": "weather", "arguments": {"slug": "bonn"}}', "no_tool_name"),
+        ('{"action": "weather"}', "no_tool_name"),
+        ('{"action": "Final Answer", "action_input": "Es ist sonnig."}', "no_tool_name"),
+        ('{"tool": "weather", "tool_input": "bonn"}', "invalid_arguments_json"),
+        ('{"action": {"name": "weather"}, "action_input": {"slug": "bonn"}}', "no_tool_name"),
+        ('{"action": ["Final Answer"], "action_input": "Es ist sonnig."}', "no_tool_name"),
+    ],
+)
+def test_arguments_under_another_familys_or_an_unknown_key_are_not_silently_empty(
+    text: str, reason: str
+) -> None:
+    """A name key pairs with its own family's arguments keys (``action`` only with
+    ``action_input``); arguments under a key the parser does not know fail instead of being
+    read as no arguments, and the LangChain agent's final answer is not a call."""
+    result = parse_text(text, TOOLS)
+    assert result.first is None and result.reason == reason
+
+
+@pytest.mark.parametrize(
+    "text", [STEP3_STATIONS, LEGACY_STATIONS, CHILD_TAG_STATIONS], ids=["step3", "legacy", "tags"]
+)
+def test_text_values_of_the_new_xml_dialects_are_typed_by_the_schema(text: str) -> None:
+    assert parse_text(text, TOOLS).first == ToolCall("stations", {"slug": "bonn", "limit": 3})
+    assert parse_text(text).first == ToolCall("stations", {"slug": "bonn", "limit": "3"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '>>>stations\n{"slug": "bonn", "limit": 3}',
+        'Thought: x\nAction: stations\nAction Input: {"slug": "bonn", "limit": 3}',
+        '<tool_call><name>stations</name><arguments>{"slug": "bonn", "limit": 3}</arguments>'
+        "</tool_call>",
+    ],
+)
+def test_json_arguments_keep_their_json_types(text: str) -> None:
+    assert parse_text(text, TOOLS).first == ToolCall("stations", {"slug": "bonn", "limit": 3})
+
+
+@pytest.mark.parametrize("text", [REACT, FUNCTIONARY, 'weather\n{"slug": "bonn"}'])
+def test_react_and_functionary_need_an_offered_tool(text: str) -> None:
+    """Their markers are ordinary words and symbols: without the tool offered, no call."""
+    assert parse_text(text, TOOLS).first == ToolCall("weather", {"slug": "bonn"})
+    assert not parse_text(text).ok
+    other_tools = tuple(tool for tool in TOOLS if tool.name != "weather")
+    assert not parse_text(text, other_tools).ok
+
+
+def test_a_namespaced_react_action_resolves_to_the_offered_tool() -> None:
+    text = REACT.replace("Action: weather", "Action: functions.weather")
+    assert parse_text(text, TOOLS).first == ToolCall("weather", {"slug": "bonn"})
+
+
+def test_functionary_reads_every_call_and_skips_its_text_channel() -> None:
+    text = '>>>all\nErst die Bahnhöfe.>>>stations\n{"slug": "ulm"}>>>weather\n{"slug": "ulm"}'
+    result = parse_text(text, TOOLS)
+    assert [c.name for c in result.calls] == ["stations", "weather"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Im ReAct-Format folgt auf Action: der Werkzeugname (etwa weather).",
+        'Schreibe Action: weather und darunter Action Input: {"slug": "bonn"}.',
+        "Action: weather",
+        'Action: suche_wetter\nAction Input: {"slug": "bonn"}',
+        "Functionary trennt Aufrufe mit >>> (z. B. >>>weather).",
+        '>>> weather(slug="bonn")\n{"temp": 14}',
+        '>>>all\n{"slug": "bonn"}',
+        "Der Slug für weather ist bonn (siehe stations).",
+        'Step-3 nutzt <steptml:invoke name="weather"> mit Parametern.',
+        "Alt: <invoke><tool_name>weather</tool_name> in <function_calls> (nicht mehr üblich).",
+        "Beispiel: <tool_call><name>weather</name></tool_call> genügt.",
+        'Olmo schreibt weather(slug="bonn") in <function_calls>-Blöcke.',
+    ],
+)
+def test_mentions_of_the_new_dialects_are_not_calls(text: str) -> None:
+    assert not parse_text(text, TOOLS).ok, text

@@ -20,8 +20,10 @@ from tooleval.parsing import (
     parse_native,
     parse_text,
 )
-from tooleval.records import NativeToolCall, ParseResult, ToolCall
+from tooleval.records import NativeToolCall, ParseResult, ToolCall, ToolSpec
+from tooleval.suites.infranode import load_tools
 
+TOOLS = load_tools()
 FUZZ = settings(max_examples=150, deadline=timedelta(seconds=2))
 BIG = settings(
     max_examples=25,
@@ -45,6 +47,10 @@ TOKENS = (
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|tool_call_begin|>",
     "functions.a:0", "<|tool_call_argument_begin|>", "<|tool_call_end|>",
     "<start_function_call>", "call:a{", "<escape>", "<end_function_call>", "<seed:think>",
+    "Action: weather\n", "Action Input:", ">>>weather\n", ">>>all\n", '"tool_input"',
+    '"action"', '"action_input"', '<steptml:invoke name="a">', "</steptml:invoke>",
+    '<steptml:parameter name="x">', "<invoke>", "<tool_name>a</tool_name>", "<parameters>",
+    "</parameters>", "<name>a</name>", "<arguments>", "</arguments>", "<function_calls>",
 )  # fmt: skip
 json_like_text = st.lists(st.sampled_from(TOKENS), max_size=80).map("".join)
 
@@ -110,6 +116,7 @@ def test_arbitrary_text_never_raises(text: str) -> None:
 @given(json_like_text)
 def test_json_like_token_soup_never_raises(text: str) -> None:
     assert_well_formed(parse_text(text))
+    assert_well_formed(parse_text(text, TOOLS))  # the dialects read only for offered tools
 
 
 @FUZZ
@@ -145,6 +152,7 @@ HEADER_FORMATS = (
     "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>",
     "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>",
     "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>",
+    "<tool_call>\n<name>{name}</name>\n<arguments>{args}</arguments>\n</tool_call>",
 )
 
 
@@ -182,8 +190,35 @@ def _glm(name: str, args: dict[str, str]) -> str:
     return f"<tool_call>{name}\n{pairs}</tool_call>"
 
 
+def _step3(name: str, args: dict[str, str]) -> str:
+    params = "".join(
+        f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in args.items()
+    )
+    return (
+        "<|tool_calls_begin|><|tool_call_begin|>function<|tool_sep|>"
+        f'<steptml:invoke name="{name}">{params}</steptml:invoke>'
+        "<|tool_call_end|><|tool_calls_end|>"
+    )
+
+
+def _anthropic_legacy(name: str, args: dict[str, str]) -> str:
+    params = "".join(f"<{k}>{v}</{k}>\n" for k, v in args.items())
+    return (
+        f"<function_calls>\n<invoke>\n<tool_name>{name}</tool_name>\n"
+        f"<parameters>\n{params}</parameters>\n</invoke>\n</function_calls>"
+    )
+
+
+def _child_tags(name: str, args: dict[str, str]) -> str:
+    params = "".join(f"<{k}>{v}</{k}>" for k, v in args.items())
+    return f"<tool_call>\n<name>{name}</name>\n<arguments>{params}</arguments>\n</tool_call>"
+
+
+XML_RENDERERS = (_qwen, _invoke, _glm, _step3, _anthropic_legacy, _child_tags)
+
+
 @FUZZ
-@given(tool_names, string_arguments, st.sampled_from([_qwen, _invoke, _glm]))
+@given(tool_names, string_arguments, st.sampled_from(XML_RENDERERS))
 def test_xml_parameter_call_round_trips(name: str, args: dict[str, str], render: Any) -> None:
     result = parse_text("Gut, ich rufe das Werkzeug auf.\n" + render(name, args))
     assert result.first == ToolCall(name, args)
@@ -208,6 +243,7 @@ PYTHONIC_FORMS = (
     "[{call}]",
     "```tool_code\n{call}\n```",
     "<|python_start|>[{call}]<|python_end|>",
+    "<function_calls>\n{call}\n</function_calls>",
 )
 
 
@@ -216,6 +252,24 @@ PYTHONIC_FORMS = (
 def test_pythonic_call_round_trips(name: str, args: dict[str, Any], form: str) -> None:
     keywords = ", ".join(f"{key}={value!r}" for key, value in args.items())
     result = parse_text(form.replace("{call}", f"{name}({keywords})"))
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
+TOOL_AWARE_FORMATS = (
+    "Thought: Ich rufe das Werkzeug auf.\nAction: {name}\nAction Input: {args}\nObservation:",
+    ">>>{name}\n{args}",
+    ">>>all\nIch rufe das Werkzeug auf.>>>{name}\n{args}",
+)
+
+
+@FUZZ
+@given(tool_names, arguments, st.sampled_from(TOOL_AWARE_FORMATS))
+def test_offered_tool_header_round_trips(name: str, args: dict[str, Any], template: str) -> None:
+    """ReAct and Functionary read a call only for an offered tool; then in full."""
+    tools = (ToolSpec(name, "", {"type": "object", "properties": {}}),)
+    text = template.replace("{name}", name).replace("{args}", json.dumps(args))
+    result = parse_text(text, tools)
     assert result.first is not None and result.first.name == name
     assert same_json(result.first.arguments, args)
 

@@ -14,19 +14,24 @@ docs/parsing.md shows every dialect with an example and the families that write 
    ``True``/``False``/``None``, tuples; read with ``ast``, never evaluated (final too).
 4. ``xml_function``: ``<function=NAME>`` with ``<parameter=KEY>`` values (Qwen3-Coder,
    Seed-OSS) or a JSON body (Llama 3.1 custom tools).
-5. ``xml_invoke``: ``<invoke name="NAME"><parameter name="KEY">`` (MiniMax-M2).
+5. ``xml_invoke``: ``<invoke name="NAME"><parameter name="KEY">`` (MiniMax-M2; Step-3's
+   ``steptml:`` tags) and ``<invoke><tool_name>`` (Claude's older prompt format).
 6. ``glm``: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>`` (GLM-4.5/4.6).
-7. ``kimi``: Kimi K2 ``<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>``.
-8. ``function_gemma``: ``<start_function_call>call:NAME{k:<escape>v<escape>}``.
-9. ``tag``: (near-)JSON bodies of ``<tool_call>``, ``<function_call>``, ``<functioncall>``,
-   ``<|tool_call|>``, ``[TOOL_CALLS]`` (also ``[TOOL_CALLS]name[ARGS]{...}``) and
-   ``<|python_tag|>``.
-10. ``deepseek``: DeepSeek tool-call tokens, name in the header (V3 fenced and V3.1+ forms).
-11. ``harmony``: gpt-oss messages ``to=functions.NAME ... <|message|>{arguments}``.
-12. ``pythonic``: Python calls ``[weather(slug="bonn")]`` (Llama 3.2/4, BFCL, Gemma
-    ```` ```tool_code ````), read with ``ast``: literals only, never evaluated.
-13. ``code_fence``: bodies of triple-backtick fences (``json``, ``tool_call``, bare, any tag).
-14. ``prose``: every balanced top-level ``{...}`` (or list ``[{...}, ...]``) in the text,
+7. ``xml_tags``: ``<tool_call><name>NAME</name><arguments>...</arguments>``.
+8. ``kimi``: Kimi K2 ``<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>``.
+9. ``function_gemma``: ``<start_function_call>call:NAME{k:<escape>v<escape>}``.
+10. ``tag``: (near-)JSON bodies of ``<tool_call>``, ``<function_call>``, ``<functioncall>``,
+    ``<|tool_call|>``, ``[TOOL_CALLS]`` (also ``[TOOL_CALLS]name[ARGS]{...}``) and
+    ``<|python_tag|>``.
+11. ``deepseek``: DeepSeek tool-call tokens, name in the header (V3 fenced and V3.1+ forms).
+12. ``harmony``: gpt-oss messages ``to=functions.NAME ... <|message|>{arguments}``.
+13. ``pythonic``: Python calls ``[weather(slug="bonn")]`` (Llama 3.2/4, BFCL, Gemma
+    ```` ```tool_code ````, Olmo 3 ``<function_calls>``), read with ``ast``: literals only,
+    never evaluated.
+14. ``react``: ``Action: NAME`` / ``Action Input: {...}`` naming an offered tool (ReAct).
+15. ``functionary``: ``>>>NAME`` + newline + ``{...}`` naming an offered tool (Functionary).
+16. ``code_fence``: bodies of triple-backtick fences (``json``, ``tool_call``, bare, any tag).
+17. ``prose``: every balanced top-level ``{...}`` (or list ``[{...}, ...]``) in the text,
     strings and escapes respected.
 
 ``parse_native`` (extractor ``native``) decodes each call's arguments text (strict JSON).
@@ -112,7 +117,7 @@ REASONS: Final[Mapping[str, str]] = {
     "no_tool_name": "JSON (or a dialect's markup) that names no tool",
     "arguments_not_object": "a named call whose arguments are not an object (or positional)",
     "invalid_arguments_json": "a named call whose arguments cannot be read (bad JSON, markup cut "
-    "off, a Python value that is not a literal)",
+    "off, a Python value that is not a literal, an object under an unknown key)",
     "reasoning_unterminated": "the text ends inside an unclosed <think> block",
     "too_large": f"nothing found in the first {MAX_TEXT_CHARS} characters, or huge arguments",
     "internal_error": "a parser bug; never expected, reported instead of raising",

@@ -6,8 +6,9 @@ serving stacks convert it by the tool's JSON Schema, and so does ``coerce_value`
 ``array``/``object`` given as JSON (or near-JSON) is decoded. A value that does not fit its
 declared type, and any value of an unknown tool or parameter, stays the text the model wrote.
 
-``canonical_name`` strips a namespace prefix (``functions.``, ``tools.``, ``default_api.``)
-when the rest is an offered tool name and the whole name is not.
+``is_offered`` tells the dialects that are only calls when they name an offered tool (ReAct,
+Functionary) whether they do. ``canonical_name`` strips a namespace prefix (``functions.``,
+``tools.``, ``default_api.``) when the rest is an offered tool name and the whole name is not.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class _LastNames:
             names = frozenset(spec.name for spec in tools)
             cls.entry = (tools, names)
         return names
+
+
+def is_offered(name: str, tools: Tools) -> bool:
+    """Whether ``name`` (namespace allowed) names one of the offered tools."""
+    return bool(tools) and canonical_name(name, tools) in _LastNames.of(tools)
 
 
 def canonical_name(name: str, tools: Tools) -> str:

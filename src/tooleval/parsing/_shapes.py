@@ -3,7 +3,11 @@
 Recognised shapes (keys are matched exactly, in the order listed):
 
 - a call object: a tool name under ``name``, ``tool``, ``tool_name`` or ``function`` (a string)
-  and arguments under ``arguments``, ``parameters``, ``args`` or ``input``;
+  and arguments under ``arguments``, ``parameters``, ``args`` or ``input`` (after ``tool``,
+  also LangChain's ``tool_input``);
+- LangChain's agent action ``{"action": NAME, "action_input": {...}}``: ``action`` names a
+  tool only beside its own ``action_input`` (a plain ``"action"`` key is too common a word),
+  and ``"action": "Final Answer"`` is the agent's answer, not a call;
 - OpenAI style ``{"function": {"name": ..., "arguments": ...}}`` (``type``/``id`` ignored);
 - wrappers ``{"tool_calls": [...]}``, ``{"function_calls": [...]}``, ``{"tool_call": ...}``,
   ``{"function_call": ...}``;
@@ -11,7 +15,10 @@ Recognised shapes (keys are matched exactly, in the order listed):
 
 Arguments may be an object or a JSON string holding an object (in text, also a near-JSON
 string such as ``"{'slug': 'bonn'}"``). A missing, ``null`` or blank arguments value means "no
-arguments" (``{}``); anything else that is not an object fails.
+arguments" (``{}``); anything else that is not an object fails. A named object without any
+known arguments key but with another key holding an object (``{"name": "weather", "params":
+{...}}``) fails with ``invalid_arguments_json``: its arguments are there, under a key the
+parser does not know, and reading the call with none would be a silent misread.
 """
 
 from __future__ import annotations
@@ -25,8 +32,30 @@ from tooleval.parsing._literal import decode_loose, loose_prefix
 from tooleval.parsing._scan import fence_blocks
 from tooleval.records import ToolCall
 
-NAME_KEYS: Final = ("name", "tool", "tool_name", "function")
 ARGUMENT_KEYS: Final = ("arguments", "parameters", "args", "input")
+
+
+@dataclass(frozen=True)
+class CallKeys:
+    """One family of call objects: the key of the tool name and the keys its arguments may
+    sit under. With ``paired``, the name key counts only beside one of those keys."""
+
+    name: str
+    arguments: tuple[str, ...]
+    paired: bool = False
+
+
+CALL_KEYS: Final = (
+    CallKeys("name", ARGUMENT_KEYS),
+    CallKeys("tool", ("tool_input", *ARGUMENT_KEYS)),
+    CallKeys("tool_name", ARGUMENT_KEYS),
+    CallKeys("function", ARGUMENT_KEYS),
+    CallKeys("action", ("action_input",), paired=True),
+)
+"""Tried in this order; the first family whose name key is present decides."""
+NAME_KEYS: Final = tuple(keys.name for keys in CALL_KEYS)
+FINAL_ANSWERS: Final = frozenset({"Final Answer"})
+"""``action`` values that end a LangChain agent with an answer instead of a call."""
 WRAPPER_KEYS: Final = ("tool_calls", "function_calls", "tool_call", "function_call")
 
 
@@ -100,18 +129,41 @@ def call_item(name: Any, raw_arguments: Any, loose: bool = True) -> Item:
     return ToolCall(name=name, arguments=arguments)
 
 
-def _first_key(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
+def _first_present(obj: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         if key in obj:
-            return obj[key]
+            return key
     return None
+
+
+def _call_keys(obj: dict[str, Any]) -> CallKeys | None:
+    """The family of the first name key present (a paired one only beside its arguments)."""
+    for keys in CALL_KEYS:
+        if keys.name in obj and (not keys.paired or _first_present(obj, keys.arguments)):
+            return keys
+    return None
+
+
+def _has_unknown_arguments(obj: dict[str, Any], name_key: str) -> bool:
+    """Whether a key other than the name holds an object: arguments under an unknown key."""
+    return any(isinstance(value, dict) for key, value in obj.items() if key != name_key)
 
 
 def _call_from_object(obj: dict[str, Any]) -> Item:
     function = obj.get("function")
     source = function if isinstance(function, dict) else obj
-    name = _first_key(source, NAME_KEYS)
-    return call_item(name, _first_key(source, ARGUMENT_KEYS))
+    keys = _call_keys(source)
+    if keys is None:
+        return Skipped("no_tool_name")
+    name = source[keys.name]
+    if keys.paired and isinstance(name, str) and name in FINAL_ANSWERS:
+        return Skipped("no_tool_name")
+    argument_key = _first_present(source, keys.arguments)
+    if argument_key is not None:
+        return call_item(name, source[argument_key])
+    if isinstance(name, str) and name.strip() and _has_unknown_arguments(source, keys.name):
+        return Broken("invalid_arguments_json")
+    return call_item(name, None)
 
 
 def call_items(value: Any) -> Iterator[Item]:

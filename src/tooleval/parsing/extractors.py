@@ -5,7 +5,7 @@ An extractor returns an empty list when the text holds nothing of its kind ("not
 applicable"), otherwise the items it found in document order: tool calls, and candidates
 that failed (``Skipped``/``Broken``). ``tooleval.parsing`` tries them in ``EXTRACTORS`` order
 and keeps the first that yields a call. This module holds the JSON family; the other
-dialects live in ``pythonic``, ``xml_dialects`` and ``token_dialects``.
+dialects live in ``pythonic``, ``xml_dialects``, ``token_dialects`` and ``header_dialects``.
 """
 
 from __future__ import annotations
@@ -26,9 +26,15 @@ from tooleval.parsing._scan import (
 )
 from tooleval.parsing._schema import Tools
 from tooleval.parsing._shapes import EXACT, Item, Skipped, call_items, is_exact_form, named_call
+from tooleval.parsing.header_dialects import extract_functionary, extract_react
 from tooleval.parsing.pythonic import extract_pythonic, looks_like_call
 from tooleval.parsing.token_dialects import extract_function_gemma, extract_kimi
-from tooleval.parsing.xml_dialects import extract_glm, extract_xml_function, extract_xml_invoke
+from tooleval.parsing.xml_dialects import (
+    extract_glm,
+    extract_xml_function,
+    extract_xml_invoke,
+    extract_xml_tags,
+)
 
 Extractor = Callable[[str, Tools], list[Item]]
 
@@ -226,12 +232,15 @@ EXTRACTORS: Final[tuple[tuple[str, Extractor], ...]] = (
     ("xml_function", extract_xml_function),
     ("xml_invoke", extract_xml_invoke),
     ("glm", extract_glm),
+    ("xml_tags", extract_xml_tags),
     ("kimi", extract_kimi),
     ("function_gemma", extract_function_gemma),
     ("tag", extract_tagged),
     ("deepseek", extract_deepseek),
     ("harmony", extract_harmony),
     ("pythonic", extract_pythonic),
+    ("react", extract_react),
+    ("functionary", extract_functionary),
     ("code_fence", extract_code_fence),
     ("prose", extract_prose),
 )

@@ -5,7 +5,8 @@ Gemma writes ``weather(slug="bonn")`` in a ```` ```tool_code ```` fence. A call 
 where these models put one:
 
 1. the whole output (one call, a list of calls, or one call per line);
-2. the body of ``<|python_start|>...<|python_end|>`` (Llama 4) or ``<|python_tag|>`` (Llama 3);
+2. the body of ``<|python_start|>...<|python_end|>`` (Llama 4), ``<|python_tag|>`` (Llama 3)
+   or ``<function_calls>...</function_calls>`` (Olmo 3);
 3. the whole body of a code fence (```` ```tool_code ````, ```` ```python ````, any language);
 4. a line that is exactly a bracketed list of calls (at most ``MAX_CANDIDATES`` such lines).
 
@@ -37,6 +38,7 @@ _CODE_FENCE: Final = re.compile(r"```[\w+.\-]{0,30}[ \t]*\r?\n")
 _PYTHON_TAGS: Final = (
     ("<|python_start|>", "<|python_end|>"),
     ("<|python_tag|>", "<|eom_id|>"),
+    ("<function_calls>", "</function_calls>"),
 )
 _MAX_DOTS: Final = 8
 _KEYWORD_MARK: Final = "_tooleval_keyword_"

@@ -4,7 +4,11 @@
   ``<parameter=KEY>VALUE</parameter>`` per argument (inside ``<tool_call>`` or
   ``<seed:tool_call>``); Llama 3.1's custom-tool format writes a JSON object as the body.
 - ``xml_invoke``: ``<invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke>``
-  (MiniMax-M2 inside ``<minimax:tool_call>``; the ``<function_calls>`` form).
+  (MiniMax-M2 inside ``<minimax:tool_call>``; the ``<function_calls>`` form), the same tags
+  with Step-3's ``steptml:`` prefix, and the older Anthropic prompt format
+  ``<invoke><tool_name>NAME</tool_name><parameters><KEY>VALUE</KEY></parameters></invoke>``.
+- ``xml_tags``: ``<tool_call><name>NAME</name><arguments>...</arguments></tool_call>``, the
+  arguments JSON or one ``<KEY>VALUE</KEY>`` child per argument.
 - ``glm``: GLM-4.5/4.6 ``<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>``
   (and GLM-4's older ``<tool_call>NAME`` + newline + arguments JSON).
 
@@ -17,6 +21,7 @@ value that runs into the end of the text (cut off) makes the call broken.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Final
 
 from tooleval.parsing._markup import NAME, Block, blocks, positions, starts_call, trim_newline
@@ -30,9 +35,20 @@ _ATTRIBUTE: Final = (
     r"\s{1,50}name\s{0,5}=\s{0,5}"
     r"(?:\"([^\"<>\n]{1,200})\"|'([^'<>\n]{1,200})'|([^\s\"'<>]{1,200}))\s{0,5}>"
 )
-_INVOKE_HEADER: Final = re.compile(r"<invoke" + _ATTRIBUTE)
-_INVOKE_PARAMETER: Final = re.compile(r"<parameter" + _ATTRIBUTE)
-_INVOKE_WRAPPERS: Final = ("<minimax:tool_call>", "<function_calls>", "</invoke>")
+_INVOKE_WRAPPERS: Final = (
+    "<minimax:tool_call>",
+    "<function_calls>",
+    "</invoke>",
+    "<|tool_sep|>",
+    "</steptml:invoke>",
+)
+_LEGACY_HEADER: Final = re.compile(
+    r"<invoke>\s{0,50}<tool_name>\s{0,50}(" + NAME.pattern + r")\s{0,50}</tool_name>"
+)
+_CHILD: Final = re.compile(r"\s*<(" + NAME.pattern + r")>")
+_NON_SPACE: Final = re.compile(r"\S")
+_TAGGED_NAME: Final = re.compile(r"\s*<name>\s{0,50}(" + NAME.pattern + r")\s{0,50}</name>\s*")
+_TAGGED_ARGUMENTS: Final = re.compile(r"<(arguments|parameters)>")
 _GLM_WRAPPERS: Final = ("</tool_call>", "</think>")
 
 Pairs = list[tuple[str, str]]
@@ -47,13 +63,37 @@ def _typed_call(name: str, pairs: Pairs, tools: Tools) -> Item:
     return call_item(name, arguments)
 
 
-def _parameter_pairs(body: str, header: re.Pattern[str], complete: bool) -> Pairs | Broken:
+@dataclass(frozen=True)
+class InvokeTags:
+    """The tags of one ``<invoke>`` flavour; ``legacy`` also reads ``<invoke><tool_name>``."""
+
+    invoke: str
+    parameter: str
+    header: re.Pattern[str]
+    parameter_header: re.Pattern[str]
+    legacy: bool
+
+
+def _invoke_tags(prefix: str) -> InvokeTags:
+    invoke, parameter = f"<{prefix}invoke", f"<{prefix}parameter"
+    header, parameter_header = re.compile(invoke + _ATTRIBUTE), re.compile(parameter + _ATTRIBUTE)
+    return InvokeTags(invoke, parameter, header, parameter_header, legacy=not prefix)
+
+
+INVOKE_FLAVOURS: Final = (_invoke_tags(""), _invoke_tags("steptml:"))
+"""MiniMax-M2 and ``<function_calls>`` write plain tags; Step-3 prefixes them ``steptml:``."""
+
+
+def _parameter_pairs(
+    body: str, header: re.Pattern[str], complete: bool, opener: str = "<parameter"
+) -> Pairs | Broken:
     """``KEY -> text`` for each parameter in ``body``; the first must start the body.
 
-    A value ends at ``</parameter>``, else at the next parameter, else at the end of the body,
+    A value ends at its closing tag, else at the next parameter, else at the end of the body,
     which is only accepted when the call itself was closed (``complete``).
     """
-    starts = positions(body, "<parameter")
+    closer = "</" + opener[1:] + ">"
+    starts = positions(body, opener)
     if not starts or body[: starts[0]].strip():
         return Broken("invalid_arguments_json")
     pairs: Pairs = []
@@ -61,7 +101,7 @@ def _parameter_pairs(body: str, header: re.Pattern[str], complete: bool) -> Pair
         match = header.match(body, start)
         if match is None:
             return Broken("invalid_arguments_json")
-        close = body.find("</parameter>", match.end(), limit)
+        close = body.find(closer, match.end(), limit)
         if close < 0 and limit == len(body) and not complete:
             return Broken("invalid_arguments_json")
         value = body[match.end() : limit if close < 0 else close]
@@ -95,23 +135,103 @@ def extract_xml_function(text: str, tools: Tools) -> list[Item]:
     return [item for item in found if item is not None]
 
 
-def _invoke_call(text: str, block: Block, tools: Tools) -> Item | None:
-    header = _INVOKE_HEADER.match(text, block.opened)
-    if header is None or not starts_call(text, block.opened, _INVOKE_WRAPPERS):
+def _child_pairs(body: str) -> Pairs | Broken:
+    """``KEY -> text`` for each ``<KEY>VALUE</KEY>`` in ``body``, with only space between."""
+    pairs: Pairs = []
+    pos = 0
+    while _NON_SPACE.search(body, pos) is not None:
+        child = _CHILD.match(body, pos)
+        if child is None:
+            return Broken("invalid_arguments_json")
+        closer = f"</{child.group(1)}>"
+        close = body.find(closer, child.end())
+        if close < 0:
+            return Broken("invalid_arguments_json")
+        pairs.append((child.group(1), trim_newline(body[child.end() : close])))
+        pos = close + len(closer)
+    return pairs
+
+
+def _enclosed(body: str, opener: str, complete: bool) -> str | Broken:
+    """The text of ``body`` between ``opener`` (which must start it) and its closing tag."""
+    stripped = body.strip()
+    closer = "</" + opener[1:]
+    if not stripped.startswith(opener):
+        return Broken("invalid_arguments_json")
+    close = stripped.find(closer, len(opener))
+    if close < 0:
+        return stripped[len(opener) :] if complete else Broken("invalid_arguments_json")
+    return stripped[len(opener) : close]
+
+
+def _legacy_invoke_call(text: str, block: Block, tools: Tools) -> Item | None:
+    """The older Anthropic prompt format: ``<tool_name>`` and ``<parameters>`` children."""
+    header = _LEGACY_HEADER.match(text, block.opened)
+    if header is None:
         return None
+    name = header.group(1)
+    body = text[header.end() : block.end]
+    if not body.strip():
+        return call_item(name, {}) if block.closed else Broken("invalid_arguments_json")
+    inner = _enclosed(body, "<parameters>", False)
+    pairs = inner if isinstance(inner, Broken) else _child_pairs(inner)
+    return pairs if isinstance(pairs, Broken) else _typed_call(name, pairs, tools)
+
+
+def _invoke_call(text: str, block: Block, tags: InvokeTags, tools: Tools) -> Item | None:
+    if not starts_call(text, block.opened, _INVOKE_WRAPPERS):
+        return None
+    header = tags.header.match(text, block.opened)
+    if header is None:
+        return _legacy_invoke_call(text, block, tools) if tags.legacy else None
     name = next(group for group in header.groups() if group is not None).strip()
     body = text[header.end() : block.end]
     if not body.strip():
         return call_item(name, {}) if block.closed else Broken("invalid_arguments_json")
-    pairs = _parameter_pairs(body, _INVOKE_PARAMETER, block.closed)
+    pairs = _parameter_pairs(body, tags.parameter_header, block.closed, tags.parameter)
     return pairs if isinstance(pairs, Broken) else _typed_call(name, pairs, tools)
 
 
 def extract_xml_invoke(text: str, tools: Tools) -> list[Item]:
-    """``<invoke name=...>`` calls with ``<parameter name=...>`` values (MiniMax, Claude-style)."""
-    if "<invoke" not in text:
+    """``<invoke name=...>`` calls with ``<parameter name=...>`` values (MiniMax, Claude-style,
+    Step-3's ``steptml:`` tags) and the older ``<tool_name>``/``<parameters>`` form."""
+    if "invoke" not in text:
         return []
-    found = (_invoke_call(text, block, tools) for block in blocks(text, "<invoke", "</invoke>"))
+    for tags in INVOKE_FLAVOURS:
+        if tags.invoke not in text:
+            continue
+        closer = "</" + tags.invoke[1:] + ">"
+        found = (_invoke_call(text, b, tags, tools) for b in blocks(text, tags.invoke, closer))
+        items = [item for item in found if item is not None]
+        if items:
+            return items
+    return []
+
+
+def _tagged_call(text: str, block: Block, tools: Tools) -> Item | None:
+    header = _TAGGED_NAME.match(text, block.start, block.end)
+    if header is None:
+        return None
+    name = header.group(1)
+    body = text[header.end() : block.end]
+    if not body.strip():  # a bare name, as GLM writes it: a call only where one is placed
+        placed = starts_call(text, block.opened, _GLM_WRAPPERS)
+        return call_item(name, {}) if block.closed and placed else None
+    opener = _TAGGED_ARGUMENTS.match(body)
+    if opener is None:
+        return Broken("invalid_arguments_json")
+    if body[opener.end() :].lstrip().startswith(("{", "`")):
+        return named_call(name, body[opener.end() :])
+    inner = _enclosed(body, opener.group(), block.closed)
+    pairs = inner if isinstance(inner, Broken) else _child_pairs(inner)
+    return pairs if isinstance(pairs, Broken) else _typed_call(name, pairs, tools)
+
+
+def extract_xml_tags(text: str, tools: Tools) -> list[Item]:
+    """``<tool_call>`` with ``<name>`` and ``<arguments>`` children (JSON or one tag a key)."""
+    if "<name>" not in text or "<tool_call>" not in text:
+        return []
+    found = (_tagged_call(text, b, tools) for b in blocks(text, "<tool_call>", "</tool_call>"))
     return [item for item in found if item is not None]
 
 
