@@ -104,6 +104,15 @@ def same_json(left: Any, right: Any) -> bool:
     return bool(json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True))
 
 
+def assert_reads(
+    text: str, name: str, args: dict[str, Any], tools: tuple[ToolSpec, ...] = ()
+) -> None:
+    """``text`` parses (with ``tools`` offered) to the call ``name(args)``."""
+    result = parse_text(text, tools)
+    assert result.first is not None and result.first.name == name
+    assert same_json(result.first.arguments, args)
+
+
 @FUZZ
 @given(any_text)
 @example('\ud800{"name": "a"}\udfff')
@@ -139,9 +148,7 @@ def test_wrapped_call_round_trips(
     name: str, args: dict[str, Any], wrapper: str, ascii_only: bool
 ) -> None:
     inner = json.dumps({"name": name, "arguments": json.dumps(args)}, ensure_ascii=ascii_only)
-    result = parse_text(wrapper.replace("{}", inner))
-    assert result.first is not None and result.first.name == name
-    assert same_json(result.first.arguments, args)
+    assert_reads(wrapper.replace("{}", inner), name, args)
 
 
 HEADER_FORMATS = (
@@ -160,9 +167,7 @@ HEADER_FORMATS = (
 @given(tool_names, arguments, st.sampled_from(HEADER_FORMATS))
 def test_name_in_header_round_trips(name: str, args: dict[str, Any], template: str) -> None:
     text = template.replace("{name}", name).replace("{args}", json.dumps(args))
-    result = parse_text(text)
-    assert result.first is not None and result.first.name == name
-    assert same_json(result.first.arguments, args)
+    assert_reads(text, name, args)
 
 
 # Text values of the XML-parameter dialects: no markup, no newline at either end (templates
@@ -251,9 +256,7 @@ PYTHONIC_FORMS = (
 @given(tool_names, python_arguments, st.sampled_from(PYTHONIC_FORMS))
 def test_pythonic_call_round_trips(name: str, args: dict[str, Any], form: str) -> None:
     keywords = ", ".join(f"{key}={value!r}" for key, value in args.items())
-    result = parse_text(form.replace("{call}", f"{name}({keywords})"))
-    assert result.first is not None and result.first.name == name
-    assert same_json(result.first.arguments, args)
+    assert_reads(form.replace("{call}", f"{name}({keywords})"), name, args)
 
 
 TOOL_AWARE_FORMATS = (
@@ -269,17 +272,13 @@ def test_offered_tool_header_round_trips(name: str, args: dict[str, Any], templa
     """ReAct and Functionary read a call only for an offered tool; then in full."""
     tools = (ToolSpec(name, "", {"type": "object", "properties": {}}),)
     text = template.replace("{name}", name).replace("{args}", json.dumps(args))
-    result = parse_text(text, tools)
-    assert result.first is not None and result.first.name == name
-    assert same_json(result.first.arguments, args)
+    assert_reads(text, name, args, tools)
 
 
 @FUZZ
 @given(tool_names, python_arguments)
 def test_python_dict_call_round_trips(name: str, args: dict[str, Any]) -> None:
-    result = parse_text(repr({"name": name, "arguments": args}))
-    assert result.first is not None and result.first.name == name
-    assert same_json(result.first.arguments, args)
+    assert_reads(repr({"name": name, "arguments": args}), name, args)
 
 
 def _gemma_value(value: Any) -> str:
