@@ -308,6 +308,44 @@ def test_json_key_families_read_their_arguments(text: str, expected: dict[str, A
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"name": "weather", "slug": "bonn"}', ToolCall("weather", {"slug": "bonn"})),
+        ('{"tool": "weather", "slug": "bonn"}', ToolCall("weather", {"slug": "bonn"})),
+        (
+            '{"name": "pois", "slug": "koblenz", "type": "restaurant"}',
+            ToolCall("pois", {"slug": "koblenz", "type": "restaurant"}),
+        ),
+        (
+            '{"type": "function", "id": "call_7", "name": "weather", "slug": "bonn"}',
+            ToolCall("weather", {"slug": "bonn"}),
+        ),
+        (
+            '{"name": "compare", "cities": ["bonn", "koeln"], "resource": "weather"}',
+            ToolCall("compare", {"cities": ["bonn", "koeln"], "resource": "weather"}),
+        ),
+        (
+            '{"name": "stations", "slug": "bonn", "limit": 3}',
+            ToolCall("stations", {"slug": "bonn", "limit": 3}),
+        ),
+    ],
+)
+def test_arguments_written_flat_beside_the_name_are_read(text: str, expected: ToolCall) -> None:
+    """Small models often drop the ``arguments`` wrapper; the call is still the call (it was
+    read with no arguments before), but not the requested format."""
+    result = parse_text(text, TOOLS)
+    assert result.first == expected
+    assert format_ok(result, "prompt") == 0
+
+
+def test_a_flat_id_is_an_argument_unless_it_is_a_providers_call_id() -> None:
+    entity = parse_text('{"name": "weather", "slug": "bonn", "id": "e1"}', TOOLS).first
+    assert entity is not None and entity.arguments == {"slug": "bonn", "id": "e1"}
+    call_id = parse_text('{"name": "weather", "slug": "bonn", "id": "toolu_01A"}', TOOLS).first
+    assert call_id == ToolCall("weather", {"slug": "bonn"})
+
+
+@pytest.mark.parametrize(
     ("text", "reason"),
     [
         ('{"name": "weather", "params": {"slug": "bonn"}}', "invalid_arguments_json"),

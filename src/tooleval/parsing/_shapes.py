@@ -18,7 +18,10 @@ string such as ``"{'slug': 'bonn'}"``). A missing, ``null`` or blank arguments v
 arguments" (``{}``); anything else that is not an object fails. A named object without any
 known arguments key but with another key holding an object (``{"name": "weather", "params":
 {...}}``) fails with ``invalid_arguments_json``: its arguments are there, under a key the
-parser does not know, and reading the call with none would be a silent misread.
+parser does not know, and reading the call with none would be a silent misread. Without an
+arguments key and without such an object, the other keys are the arguments, written flat
+beside the name (``{"name": "weather", "slug": "bonn"}``); ``"type": "function"`` and a
+provider's call ``id`` (``call_...``, ``toolu_...``) are the envelope, not arguments.
 """
 
 from __future__ import annotations
@@ -149,6 +152,27 @@ def _has_unknown_arguments(obj: dict[str, Any], name_key: str) -> bool:
     return any(isinstance(value, dict) for key, value in obj.items() if key != name_key)
 
 
+CALL_ID_PREFIXES: Final = ("call_", "toolu_")
+"""How OpenAI's and Anthropic's call ids begin."""
+
+
+def _is_envelope(key: str, value: Any) -> bool:
+    """Keys that mark a call rather than pass an argument: ``"type": "function"`` and an
+    ``id`` holding a provider's call id. Any other ``type`` or ``id`` is an argument (InfraNode's
+    ``pois`` takes a ``type``, Cesium's tools an entity ``id``)."""
+    if key == "type":
+        return bool(value == "function")
+    return key == "id" and isinstance(value, str) and value.startswith(CALL_ID_PREFIXES)
+
+
+def flat_arguments(obj: dict[str, Any], name_key: str) -> dict[str, Any]:
+    """The arguments of a call written flat, beside its name: every other key but the
+    envelope's (``{"name": "weather", "slug": "bonn"}`` -> ``{"slug": "bonn"}``)."""
+    return {
+        key: value for key, value in obj.items() if key != name_key and not _is_envelope(key, value)
+    }
+
+
 def _call_from_object(obj: dict[str, Any]) -> Item:
     function = obj.get("function")
     source = function if isinstance(function, dict) else obj
@@ -163,7 +187,7 @@ def _call_from_object(obj: dict[str, Any]) -> Item:
         return call_item(name, source[argument_key])
     if isinstance(name, str) and name.strip() and _has_unknown_arguments(source, keys.name):
         return Broken("invalid_arguments_json")
-    return call_item(name, None)
+    return call_item(name, flat_arguments(source, keys.name))
 
 
 def call_items(value: Any) -> Iterator[Item]:
