@@ -82,7 +82,11 @@ def llama_server(python: Path, gguf: Path, log: Path) -> Iterator[str]:
             yield url
         finally:
             process.terminate()
-            process.wait(timeout=30)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def request_body(task: Task, tools: Sequence[ToolSpec], schema: dict[str, Any]) -> dict[str, Any]:

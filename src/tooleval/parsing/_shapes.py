@@ -147,11 +147,6 @@ def _call_keys(obj: dict[str, Any]) -> CallKeys | None:
     return None
 
 
-def _has_unknown_arguments(obj: dict[str, Any], name_key: str) -> bool:
-    """Whether a key other than the name holds an object: arguments under an unknown key."""
-    return any(isinstance(value, dict) for key, value in obj.items() if key != name_key)
-
-
 CALL_ID_PREFIXES: Final = ("call_", "toolu_")
 """How OpenAI's and Anthropic's call ids begin."""
 
@@ -185,9 +180,11 @@ def _call_from_object(obj: dict[str, Any]) -> Item:
     argument_key = _first_present(source, keys.arguments)
     if argument_key is not None:
         return call_item(name, source[argument_key])
-    if isinstance(name, str) and name.strip() and _has_unknown_arguments(source, keys.name):
-        return Broken("invalid_arguments_json")
-    return call_item(name, flat_arguments(source, keys.name))
+    flat = flat_arguments(source, keys.name)
+    unknown_key = any(isinstance(value, dict) for value in flat.values())
+    if unknown_key and isinstance(name, str) and name.strip():
+        return Broken("invalid_arguments_json")  # arguments under a key we do not know
+    return call_item(name, flat)
 
 
 def call_items(value: Any) -> Iterator[Item]:
